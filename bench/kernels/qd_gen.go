@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3765e53aef2c76fa4c095b9cb7bed3edbc381051672d5ae7c08a879b4be73b3f"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "160efec0c6a3c7a90a87978b6c2b5db9f628f250d0fc003ed0abc63d7d95007e"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "14e6210cd36ef97aa79584e02e52bad2953051992353ca1b9e3e449b5c1e8827"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7b18c7068b763b1282e40af0535678676adf857099ad0e39f5ae11197c9709d3"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

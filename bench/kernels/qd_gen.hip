@@ -50,16 +50,18 @@ __device__ u32 qd_fault_claim;
 // Task 0 of kernel Gather(out []f32, table []f32, idx []i32), parallel.
 extern "C" __global__ void Gather_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r7 = 0, r10 = 0, r22 = 0, r25 = 0, r36 = 0, r40 = 0, r46 = 0, r61 = 0;
-	i32 r12 = 0, r27 = 0, r59 = 0;
+	bool r64 = 0, r67 = 0;
+	i32 r12 = 0, r27 = 0, r59 = 0, r69 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r16 = 0, r20 = 0, r21 = 0, r23 = 0, r24 = 0, r29 = 0, r33 = 0;
-	i64 r34 = 0, r51 = 0, r53 = 0, r55 = 0, r57 = 0, r60 = 0, r62 = 0;
+	i64 r34 = 0, r51 = 0, r53 = 0, r55 = 0, r57 = 0, r60 = 0, r62 = 0, r63 = 0;
+	i64 r65 = 0, r66 = 0, r71 = 0;
 	u64 r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
 	u64 r44 = 0, r45 = 0;
-	float r17 = 0, r30 = 0;
+	float r17 = 0, r30 = 0, r72 = 0;
 	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r18 = 0, *r19 = 0, *r26 = 0, *r28 = 0;
 	char *r31 = 0, *r47 = 0, *r48 = 0, *r49 = 0, *r50 = 0, *r52 = 0, *r54 = 0, *r56 = 0;
-	char *r58 = 0;
+	char *r58 = 0, *r68 = 0, *r70 = 0, *r73 = 0, *r74 = 0, *r75 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 12 "checks.go"
@@ -70,10 +72,10 @@ extern "C" __global__ void Gather_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r19 = p0; r15 = p3; r14 = p2;
 #line 12 "checks.go"
 	r4 = p4; if (!r36) goto b10; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b10; if (!r46) goto b10; r51 = r2; r52 = r4 + r51 * 4; r54 = r19 + r51 * 4; r59 = (i32)r1; r60 = (i64)r59; r61 = r60 == r1; r62 = (u64)r60 * 4ull; if (!r61) goto b10;
-b6: // head
+b6: // head (int32)
 #line 12 "checks.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b9;
-	r47 = r52; r11 = r47 + 4ll; r12 = *(i32 *)r11; r16 = (i64)r12; if ((u64)r16 >= (u64)r15) { qd_site = 0; qd_x = r16; qd_y = r15; goto qd_fault; } r13 = r14 + r16 * 4; r17 = *(float *)r13; r48 = r54; r18 = r48 + 4ll; *(float *)r18 = r17;
+	r63 = (u64)r2 + 1ull; r64 = r63 < r3; if (!r64) goto b9;
+	r74 = r52; r68 = r74 + 4ll; r69 = *(i32 *)r68; r71 = (i64)r69; if ((u64)r71 >= (u64)r15) { qd_site = 0; qd_x = r71; qd_y = r15; goto qd_fault; } r70 = r14 + r71 * 4; r72 = *(float *)r70; r75 = r54; r73 = r75 + 4ll; *(float *)r73 = r72;
 #line 12 "checks.go"
 	r2 = (u64)r2 + (u64)r1; r52 = r52 + r62 * 1; r54 = r54 + r62 * 1; goto b6;
 b9: // exit
@@ -148,59 +150,73 @@ b13: // exit
 extern "C" __global__ void Stencil_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r8 = 0, r10 = 0, r35 = 0, r37 = 0, r63 = 0, r68 = 0, r74 = 0, r77 = 0;
 	bool r80 = 0, r83 = 0, r86 = 0, r89 = 0, r92 = 0, r95 = 0, r98 = 0, r125 = 0;
-	i32 r123 = 0;
+	bool r128 = 0, r130 = 0, r131 = 0, r133 = 0, r134 = 0, r137 = 0, r138 = 0, r139 = 0;
+	bool r140 = 0, r143 = 0, r145 = 0, r146 = 0, r148 = 0, r149 = 0, r152 = 0, r153 = 0;
+	bool r154 = 0, r155 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0, r164 = 0, r165 = 0;
+	bool r166 = 0, r167 = 0, r170 = 0, r171 = 0, r172 = 0, r173 = 0, r174 = 0, r177 = 0;
+	bool r178 = 0, r179 = 0, r180 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0;
+	bool r188 = 0, r189 = 0, r190 = 0, r199 = 0, r201 = 0;
+	i32 r123 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0, r195 = 0, r196 = 0, r197 = 0;
+	i32 r198 = 0, r229 = 0, r230 = 0, r231 = 0, r232 = 0, r233 = 0, r234 = 0, r235 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0;
 	i64 r12 = 0, r15 = 0, r22 = 0, r26 = 0, r33 = 0, r34 = 0, r36 = 0, r39 = 0;
 	i64 r42 = 0, r49 = 0, r53 = 0, r60 = 0, r61 = 0, r64 = 0, r65 = 0, r75 = 0;
 	i64 r81 = 0, r87 = 0, r100 = 0, r105 = 0, r108 = 0, r113 = 0, r115 = 0, r117 = 0;
-	i64 r119 = 0, r121 = 0, r124 = 0, r126 = 0;
+	i64 r119 = 0, r121 = 0, r124 = 0, r126 = 0, r127 = 0, r129 = 0, r132 = 0, r135 = 0;
+	i64 r136 = 0, r141 = 0, r142 = 0, r144 = 0, r147 = 0, r150 = 0, r151 = 0, r156 = 0;
+	i64 r157 = 0, r162 = 0, r163 = 0, r168 = 0, r169 = 0, r175 = 0, r176 = 0, r181 = 0;
+	i64 r200 = 0, r203 = 0, r206 = 0, r213 = 0, r217 = 0;
 	u64 r59 = 0, r62 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0;
 	u64 r73 = 0, r76 = 0, r78 = 0, r79 = 0, r82 = 0, r84 = 0, r85 = 0, r88 = 0;
-	u64 r90 = 0, r91 = 0, r93 = 0, r94 = 0, r96 = 0, r97 = 0;
+	u64 r90 = 0, r91 = 0, r93 = 0, r94 = 0, r96 = 0, r97 = 0, r182 = 0;
 	float r11 = 0, r14 = 0, r17 = 0, r18 = 0, r20 = 0, r21 = 0, r24 = 0, r25 = 0;
 	float r28 = 0, r29 = 0, r30 = 0, r38 = 0, r41 = 0, r44 = 0, r45 = 0, r47 = 0;
-	float r48 = 0, r51 = 0, r52 = 0, r55 = 0, r56 = 0, r57 = 0;
+	float r48 = 0, r51 = 0, r52 = 0, r55 = 0, r56 = 0, r57 = 0, r202 = 0, r205 = 0;
+	float r208 = 0, r209 = 0, r211 = 0, r212 = 0, r215 = 0, r216 = 0, r219 = 0, r220 = 0;
+	float r221 = 0;
 	char *r4 = 0, *r13 = 0, *r16 = 0, *r19 = 0, *r23 = 0, *r27 = 0, *r31 = 0, *r32 = 0;
 	char *r40 = 0, *r43 = 0, *r46 = 0, *r50 = 0, *r54 = 0, *r58 = 0, *r99 = 0, *r101 = 0;
 	char *r102 = 0, *r103 = 0, *r104 = 0, *r106 = 0, *r107 = 0, *r109 = 0, *r110 = 0, *r111 = 0;
-	char *r112 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0;
+	char *r112 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0, *r204 = 0, *r207 = 0;
+	char *r210 = 0, *r214 = 0, *r218 = 0, *r222 = 0, *r223 = 0, *r224 = 0, *r225 = 0, *r226 = 0;
+	char *r227 = 0, *r228 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 31 "checks.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = p4; r3 = (u64)r2 + (u64)r0; r5 = p3; r59 = (u64)r5; r60 = r3; r61 = (u64)r60 - (u64)r2; r62 = (u64)r61; r63 = r62 < r59; r64 = r5; r65 = (u64)r64 - (u64)r2; r66 = (u64)r65; r69 = r66 - 1ull; r70 = (u64)r3; r71 = r69 - r70; r72 = r59 - 1ull; r73 = r72 - r62; r74 = r71 <= r73; r75 = (u64)r60 - 1ull; r76 = (u64)r75; r77 = r76 < r59; r78 = r72; r79 = r78 - r76; r80 = r71 <= r79; r81 = (u64)r60 + 1ull; r82 = (u64)r81; r83 = r82 < r59; r84 = r72; r85 = r84 - r82; r86 = r71 <= r85; r87 = (u64)r60 + (u64)r2; r88 = (u64)r87; r89 = r88 < r59; r90 = r72; r91 = r90 - r88; r92 = r71 <= r91;
 	r33 = p1; r93 = (u64)r33; r94 = (u64)r60; r95 = r94 < r93; r96 = r93 - 1ull; r97 = r96 - r94; r98 = r71 <= r97; r32 = p0;
 #line 31 "checks.go"
-	r4 = p2; if (!r63) goto b20; r67 = r66 + 4611686018427387904ull; r68 = r67 <= 9223372036854775808ull; if (!r68) goto b20; if (!r74) goto b20; if (!r77) goto b20; if (!r80) goto b20; if (!r83) goto b20; if (!r86) goto b20; if (!r89) goto b20; if (!r92) goto b20; if (!r95) goto b20; if (!r98) goto b20;
+	r4 = p2; if (!r63) goto b22; r67 = r66 + 4611686018427387904ull; r68 = r67 <= 9223372036854775808ull; if (!r68) goto b22; if (!r74) goto b22; if (!r77) goto b22; if (!r80) goto b22; if (!r83) goto b22; if (!r86) goto b22; if (!r89) goto b22; if (!r92) goto b22; if (!r95) goto b22; if (!r98) goto b22;
 #line 46 "checks.go"
 	r100 = (u64)r2 * (u64)(-4ll); r105 = (u64)r2 * 4ull;
 #line 31 "checks.go"
-	r115 = r3; r116 = r4 + r115 * 4; r118 = r32 + r115 * 4; r123 = (i32)r1; r124 = (i64)r123; r125 = r124 == r1; r126 = (u64)r124 * 4ull; if (!r125) goto b20;
-b14: // head
+	r115 = r3; r116 = r4 + r115 * 4; r118 = r32 + r115 * 4; r123 = (i32)r1; r124 = (i64)r123; r125 = r124 == r1; r126 = (u64)r124 * 4ull; if (!r125) goto b22; r127 = p3; r129 = p4; r130 = r129 >= (-2147483648ll); r131 = r129 <= 2147483647ll; r132 = (u64)r129 * (u64)(-1ll); r136 = (u64)r132 + (u64)r127; r141 = (i64)((u64)gridDim.x * blockDim.x); r142 = (u64)r141 - 1ull; r144 = (u64)r129 + (u64)r142; r146 = r144 <= 2147483647ll; r147 = (u64)r136 - 1ull; r151 = (u64)r147 + (u64)r132; r155 = r151 <= 2147483647ll; r162 = (u64)r129 + 1ull; r165 = r162 <= 2147483647ll; r168 = (u64)r129 + (u64)r129; r171 = r168 <= 2147483647ll; r181 = r127 | r141; r176 = (u64)r147 + (u64)r141; r180 = r176 <= 2147483647ll; r182 = (u64)r181; r183 = r182 <= 2147483647ull; r184 = r183 & r130; r185 = r184 & r131; r186 = r185 & r146; r187 = r186 & r155; r188 = r187 & r165; r189 = r188 & r171; r190 = r189 & r180; r191 = (i32)r3; if (!r190) goto b22; r229 = (i32)r5; r230 = (i32)r2; r231 = r229; r232 = r230; r235 = r123;
+b16: // head (int32)
 #line 31 "checks.go"
-	r6 = r5; r7 = (u64)r6 - (u64)r2; r8 = r3 < r7; if (!r8) goto b19; r6 = r5; r7 = (u64)r6 - (u64)r2;
+	r192 = r229; r193 = (u32)r192 - (u32)r230; r199 = r191 < r193; if (!r199) goto b21; r192 = r231; r193 = (u32)r192 - (u32)r232;
 #line 46 "checks.go"
-	r99 = r116; r101 = r99 + r100 * 1; r13 = r101; r14 = *(float *)r13; r102 = r99; r16 = r102 + -4ll; r17 = *(float *)r16; r18 = r14 + r17; r19 = r99; r20 = *(float *)r19; r21 = r18 + r20; r103 = r99; r23 = r103 + 4ll; r24 = *(float *)r23; r25 = r21 + r24; r104 = r99; r106 = r104 + r105 * 1; r27 = r106; r28 = *(float *)r27; r29 = r25 + r28; r30 = r29 * 0x1.99999ap-03f; r11 = r30;
+	r223 = r116; r224 = r223 + r100 * 1; r204 = r224; r205 = *(float *)r204; r225 = r223; r207 = r225 + -4ll; r208 = *(float *)r207; r209 = r205 + r208; r210 = r223; r211 = *(float *)r210; r212 = r209 + r211; r226 = r223; r214 = r226 + 4ll; r215 = *(float *)r214; r216 = r212 + r215; r227 = r223; r228 = r227 + r105 * 1; r218 = r228; r219 = *(float *)r218; r220 = r216 + r219; r221 = r220 * 0x1.99999ap-03f; r202 = r221;
 #line 32 "checks.go"
-	r31 = r118; *(float *)r31 = r11;
+	r222 = r118; *(float *)r222 = r202;
 #line 31 "checks.go"
-	r3 = (u64)r3 + (u64)r1; r116 = r116 + r126 * 1; r118 = r118 + r126 * 1; goto b14;
-b19: // exit
+	r191 = (u32)r191 + (u32)r235; r116 = r116 + r126 * 1; r118 = r118 + r126 * 1; goto b16;
+b21: // exit
 #line 31 "checks.go"
 	return;
-b20: // preheader
+b22: // preheader
 #line 46 "checks.go"
 	r108 = (u64)r2 * (u64)(-4ll); r113 = (u64)r2 * 4ull;
 #line 31 "checks.go"
 	r119 = r3; r120 = r4 + r119 * 4; r121 = (u64)r1 * 4ull; r122 = r32 + r119 * 4;
-b21: // head (checked)
+b23: // head (checked)
 #line 31 "checks.go"
-	r6 = r5; r7 = (u64)r6 - (u64)r2; r35 = r3 < r7; if (!r35) goto b19; r36 = r3; r6 = r5; r7 = (u64)r6 - (u64)r2;
+	r6 = r5; r7 = (u64)r6 - (u64)r2; r35 = r3 < r7; if (!r35) goto b21; r36 = r3; r6 = r5; r7 = (u64)r6 - (u64)r2;
 #line 46 "checks.go"
 	r39 = (u64)r36 - (u64)r2; if ((u64)r39 >= (u64)r5) { qd_site = 0; qd_x = r39; qd_y = r5; goto qd_fault; } r107 = r120; r109 = r107 + r108 * 1; r40 = r109; r41 = *(float *)r40; r42 = (u64)r36 - 1ull; if ((u64)r42 >= (u64)r5) { qd_site = 1; qd_x = r42; qd_y = r5; goto qd_fault; } r110 = r107; r43 = r110 + -4ll; r44 = *(float *)r43; r45 = r41 + r44; if ((u64)r36 >= (u64)r5) { qd_site = 2; qd_x = r36; qd_y = r5; goto qd_fault; } r46 = r107; r47 = *(float *)r46; r48 = r45 + r47; r49 = (u64)r36 + 1ull; if ((u64)r49 >= (u64)r5) { qd_site = 3; qd_x = r49; qd_y = r5; goto qd_fault; } r111 = r107; r50 = r111 + 4ll; r51 = *(float *)r50; r52 = r48 + r51; r53 = (u64)r36 + (u64)r2; if ((u64)r53 >= (u64)r5) { qd_site = 4; qd_x = r53; qd_y = r5; goto qd_fault; } r112 = r107; r114 = r112 + r113 * 1; r54 = r114; r55 = *(float *)r54; r56 = r52 + r55; r57 = r56 * 0x1.99999ap-03f; r38 = r57;
 #line 32 "checks.go"
 	if ((u64)r36 >= (u64)r33) { qd_site = 5; qd_x = r36; qd_y = r33; goto qd_fault; } r58 = r122; *(float *)r58 = r38;
 #line 31 "checks.go"
-	r3 = (u64)r3 + (u64)r1; r120 = r120 + r121 * 1; r122 = r122 + r121 * 1; goto b21;
+	r3 = (u64)r3 + (u64)r1; r120 = r120 + r121 * 1; r122 = r122 + r121 * 1; goto b23;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -252,8 +268,8 @@ extern "C" __global__ void SaxpyUnchecked_0(float p0, char *p1, i64 p2, char *p3
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
 	i64 r20 = 0, r27 = 0, r29 = 0, r37 = 0, r40 = 0, r48 = 0, r50 = 0, r52 = 0;
 	i64 r60 = 0, r62 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0, r77 = 0, r80 = 0;
-	i64 r83 = 0, r86 = 0, r89 = 0, r92 = 0, r95 = 0, r98 = 0, r101 = 0, r103 = 0;
-	i64 r105 = 0, r107 = 0, r108 = 0, r110 = 0;
+	i64 r83 = 0, r86 = 0, r89 = 0, r92 = 0, r94 = 0, r96 = 0, r98 = 0, r99 = 0;
+	i64 r101 = 0;
 	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
 	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r31 = 0, r32 = 0, r34 = 0;
 	float r35 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r54 = 0, r55 = 0, r57 = 0;
@@ -261,28 +277,28 @@ extern "C" __global__ void SaxpyUnchecked_0(float p0, char *p1, i64 p2, char *p3
 	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r30 = 0, *r33 = 0, *r36 = 0;
 	char *r41 = 0, *r44 = 0, *r47 = 0, *r53 = 0, *r56 = 0, *r59 = 0, *r65 = 0, *r68 = 0;
 	char *r71 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r85 = 0;
-	char *r87 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0, *r97 = 0;
-	char *r99 = 0, *r100 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r109 = 0, *r111 = 0;
+	char *r87 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r95 = 0, *r97 = 0, *r100 = 0;
+	char *r102 = 0;
 #line 54 "checks.go"
 	r11 = p0;
 #line 53 "checks.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r20 = (u64)r1 * 3ull; r75 = (u64)r1 * 4ull; r3 = p5; r24 = (u64)r3; r26 = (u64)r20;
-	r77 = r75; r80 = r75; r86 = (u64)r1 * 8ull; r89 = r86; r95 = (u64)r1 * 12ull; r98 = r95; r107 = r2;
+	r77 = r75; r80 = r75; r83 = (u64)r1 * 8ull; r86 = r83; r89 = (u64)r1 * 12ull; r92 = r89; r98 = r2;
 #line 53 "checks.go"
-	r108 = r107;
-	r7 = p1; r109 = r7 + r108 * 4; r110 = (u64)r75 * 4ull; r13 = p3; r111 = r13 + r108 * 4;
+	r99 = r98;
+	r7 = p1; r100 = r7 + r99 * 4; r101 = (u64)r75 * 4ull; r13 = p3; r102 = r13 + r99 * 4;
 b2: // grid unrolled guard
 #line 54 "checks.go"
-	r21 = r2 < r3; if (!r21) goto b13; r25 = (u64)r2; r22 = r24 - r25; r23 = r22 > r26; if (!r23) goto b9; r30 = r109; r31 = *(float *)r30; r32 = r11 * r31; r33 = r111; r34 = *(float *)r33; r35 = r32 + r34; r36 = r33; *(float *)r36 = r35; r76 = r30; r78 = r76 + r77 * 1; r41 = r78; r42 = *(float *)r41; r43 = r11 * r42; r79 = r33; r81 = r79 + r80 * 1; r44 = r81; r45 = *(float *)r44; r46 = r43 + r45; r84 = r81; r47 = r84; *(float *)r47 = r46; r85 = r30; r87 = r85 + r86 * 1; r53 = r87; r54 = *(float *)r53; r55 = r11 * r54; r88 = r33; r90 = r88 + r89 * 1; r56 = r90; r57 = *(float *)r56; r58 = r55 + r57; r93 = r90; r59 = r93; *(float *)r59 = r58; r94 = r30; r96 = r94 + r95 * 1; r65 = r96; r66 = *(float *)r65; r67 = r11 * r66; r97 = r33; r99 = r97 + r98 * 1; r68 = r99; r69 = *(float *)r68; r70 = r67 + r69; r102 = r99; r71 = r102; *(float *)r71 = r70; r2 = (u64)r2 + (u64)r75; r109 = r109 + r110 * 1; r111 = r111 + r110 * 1; goto b2;
+	r21 = r2 < r3; if (!r21) goto b13; r25 = (u64)r2; r22 = r24 - r25; r23 = r22 > r26; if (!r23) goto b9; r30 = r100; r31 = *(float *)r30; r32 = r11 * r31; r33 = r102; r34 = *(float *)r33; r35 = r32 + r34; r36 = r33; *(float *)r36 = r35; r76 = r30; r78 = r76 + r77 * 1; r41 = r78; r42 = *(float *)r41; r43 = r11 * r42; r79 = r33; r81 = r79 + r80 * 1; r44 = r81; r45 = *(float *)r44; r46 = r43 + r45; r47 = r44; *(float *)r47 = r46; r82 = r30; r84 = r82 + r83 * 1; r53 = r84; r54 = *(float *)r53; r55 = r11 * r54; r85 = r33; r87 = r85 + r86 * 1; r56 = r87; r57 = *(float *)r56; r58 = r55 + r57; r59 = r56; *(float *)r59 = r58; r88 = r30; r90 = r88 + r89 * 1; r65 = r90; r66 = *(float *)r65; r67 = r11 * r66; r91 = r33; r93 = r91 + r92 * 1; r68 = r93; r69 = *(float *)r68; r70 = r67 + r69; r71 = r68; *(float *)r71 = r70; r2 = (u64)r2 + (u64)r75; r100 = r100 + r101 * 1; r102 = r102 + r101 * 1; goto b2;
 b9: // preheader
 #line 53 "checks.go"
-	r103 = r2; r104 = r7 + r103 * 4; r105 = r75; r106 = r13 + r103 * 4;
+	r94 = r2; r95 = r7 + r94 * 4; r96 = r75; r97 = r13 + r94 * 4;
 b10: // head
 #line 53 "checks.go"
 	r4 = r2 < r3; if (!r4) goto b13;
-	r6 = r104; r9 = *(float *)r6; r10 = r11 * r9; r12 = r106; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
+	r6 = r95; r9 = *(float *)r6; r10 = r11 * r9; r12 = r97; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
 #line 53 "checks.go"
-	r2 = (u64)r2 + (u64)r1; r104 = r104 + r105 * 1; r106 = r106 + r105 * 1; goto b10;
+	r2 = (u64)r2 + (u64)r1; r95 = r95 + r96 * 1; r97 = r97 + r96 * 1; goto b10;
 b13: // exit
 #line 53 "checks.go"
 	return;
@@ -292,11 +308,23 @@ b13: // exit
 extern "C" __global__ void Empty_0(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r4 = 0, r6 = 0, r11 = 0, r12 = 0, r14 = 0, r17 = 0, r19 = 0, r21 = 0;
 	bool r23 = 0, r28 = 0, r30 = 0, r33 = 0, r34 = 0, r36 = 0, r39 = 0, r41 = 0;
-	bool r43 = 0, r46 = 0, r48 = 0, r50 = 0, r53 = 0;
+	bool r43 = 0, r46 = 0, r48 = 0, r50 = 0, r53 = 0, r57 = 0, r58 = 0, r61 = 0;
+	bool r63 = 0, r64 = 0, r66 = 0, r68 = 0, r69 = 0, r70 = 0, r72 = 0, r74 = 0;
+	bool r76 = 0, r78 = 0, r80 = 0, r82 = 0, r84 = 0, r86 = 0, r88 = 0, r90 = 0;
+	bool r92 = 0, r93 = 0, r94 = 0, r95 = 0, r96 = 0, r112 = 0, r114 = 0, r118 = 0;
+	bool r120 = 0, r122 = 0, r124 = 0, r127 = 0, r129 = 0, r132 = 0, r134 = 0;
+	i32 r97 = 0, r100 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0, r105 = 0, r106 = 0;
+	i32 r107 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r136 = 0, r139 = 0, r140 = 0;
+	i32 r141 = 0, r142 = 0, r143 = 0, r144 = 0, r145 = 0, r146 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r9 = 0, r10 = 0, r13 = 0;
 	i64 r16 = 0, r20 = 0, r27 = 0, r29 = 0, r32 = 0, r35 = 0, r38 = 0, r40 = 0;
-	i64 r42 = 0, r45 = 0, r47 = 0, r49 = 0, r52 = 0, r54 = 0, r55 = 0;
-	u64 r18 = 0, r22 = 0, r24 = 0, r25 = 0, r26 = 0;
+	i64 r42 = 0, r45 = 0, r47 = 0, r49 = 0, r52 = 0, r54 = 0, r55 = 0, r56 = 0;
+	i64 r59 = 0, r60 = 0, r62 = 0, r65 = 0, r67 = 0, r71 = 0, r73 = 0, r75 = 0;
+	i64 r77 = 0, r79 = 0, r81 = 0, r83 = 0, r85 = 0, r87 = 0, r89 = 0, r91 = 0;
+	i64 r116 = 0, r117 = 0, r119 = 0, r121 = 0, r123 = 0, r125 = 0, r126 = 0, r128 = 0;
+	i64 r130 = 0, r131 = 0, r133 = 0, r135 = 0;
+	u32 r98 = 0, r99 = 0, r137 = 0, r138 = 0;
+	u64 r18 = 0, r22 = 0, r24 = 0, r25 = 0, r26 = 0, r113 = 0, r115 = 0;
 	char *r7 = 0, *r8 = 0, *r15 = 0, *r31 = 0, *r37 = 0, *r44 = 0, *r51 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
@@ -305,65 +333,68 @@ extern "C" __global__ void Empty_0(char *p0, i64 p1, i64 p2, char *p3) {
 #line 19 "kernels.go"
 	r9 = p1; r18 = (u64)r9; r19 = 0ull < r18; r8 = p0;
 #line 17 "kernels.go"
-	r3 = p2; if (!r19) goto b26; r20 = (u64)r1 * 3ull; r55 = (u64)r1 * 4ull; r24 = (u64)r3; r26 = (u64)r20;
+	r3 = p2; if (!r19) goto b30;
 #line 19 "kernels.go"
-	r31 = r8 + 0ll; r37 = r31; r44 = r31; r51 = r31;
-b3: // grid unrolled guard
+	r31 = r8 + 0ll; r37 = r31; r44 = r31; r51 = r31; r56 = p2; r57 = r56 >= (-2147483648ll); r58 = r56 <= 2147483647ll; r59 = (i64)((u64)gridDim.x * blockDim.x); r62 = (u64)r56 - 1ull; r63 = r62 >= (-2147483648ll); r89 = (u64)r59 * 4ull; r90 = r89 <= 2147483647ll; r91 = (u64)r62 + (u64)r89; r92 = r91 <= 2147483647ll; r93 = r57 & r58; r94 = r93 & r63; r95 = r94 & r90; r96 = r95 & r92; r97 = (i32)r2; if (!r96) goto b30; r136 = (i32)r3; r24 = (u64)r3; r137 = (u32)r24; r20 = (u64)r1 * 3ull; r26 = (u64)r20; r138 = (u32)r26; r140 = (i32)r1; r142 = r140; r144 = r140; r55 = (u64)r1 * 4ull; r146 = (i32)r55;
+b5: // grid unrolled guard (int32)
 #line 19 "kernels.go"
-	r21 = r2 < r3; if (!r21) goto b25; r25 = (u64)r2; r22 = r24 - r25; r23 = r22 > r26; if (!r23) goto b19; r27 = r2;
+	r112 = r97 < r136; if (!r112) goto b29; r99 = (u32)r97; r98 = r137 - r99; r114 = r98 > r138; if (!r114) goto b21; r100 = r97;
 #line 17 "kernels.go"
-	r29 = r27;
-	r30 = r29 < 0ll; if (!r30) goto b8;
+	r101 = r100;
+	r118 = r101 < 0; if (!r118) goto b10;
 	*(i32 *)r31 = 1;
-b8: // grid unrolled 1
+b10: // grid unrolled 1 (int32)
 #line 19 "kernels.go"
-	r40 = (u64)r27 + (u64)r1;
+	r105 = (u32)r100 + (u32)r140;
 #line 17 "kernels.go"
-	r35 = r40;
-	r36 = r35 < 0ll; if (!r36) goto b11;
+	r103 = r105;
+	r122 = r103 < 0; if (!r122) goto b13;
 	*(i32 *)r37 = 1;
-b11: // grid unrolled 2
+b13: // grid unrolled 2 (int32)
 #line 19 "kernels.go"
-	r47 = (u64)r40 + (u64)r1;
+	r108 = (u32)r105 + (u32)r142;
 #line 17 "kernels.go"
-	r42 = r47;
-	r43 = r42 < 0ll; if (!r43) goto b14;
+	r106 = r108;
+	r127 = r106 < 0; if (!r127) goto b16;
 	*(i32 *)r44 = 1;
-b14: // grid unrolled 3
+b16: // grid unrolled 3 (int32)
 #line 19 "kernels.go"
-	r54 = (u64)r47 + (u64)r1;
+	r111 = (u32)r108 + (u32)r144;
 #line 17 "kernels.go"
-	r49 = r54;
-	r50 = r49 < 0ll; if (!r50) goto b18;
+	r109 = r111;
+	r132 = r109 < 0; if (!r132) goto b20;
 	*(i32 *)r51 = 1;
-b18: // latch (grid unrolled 3)
+b20: // latch (grid unrolled 3) (int32)
 #line 19 "kernels.go"
-	r2 = (u64)r2 + (u64)r55; goto b3;
-b19: // preheader
+	r97 = (u32)r97 + (u32)r146; goto b5;
+b21: // index bounds exit
 #line 19 "kernels.go"
-	r7 = r31;
-b20: // head
+	r2 = (i64)r97; r7 = r31;
+b23: // head
 #line 17 "kernels.go"
-	r4 = r2 < r3; if (!r4) goto b25; r5 = r2;
-	r6 = r5 < 0ll; if (!r6) goto b24;
+	r4 = r2 < r3; if (!r4) goto b28; r5 = r2;
+	r6 = r5 < 0ll; if (!r6) goto b27;
 	*(i32 *)r7 = 1;
-b24: // latch
+b27: // latch
 #line 17 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b20;
-b25: // exit
+	r2 = (u64)r2 + (u64)r1; goto b23;
+b28: // exit
 #line 17 "kernels.go"
 	return;
-b26: // preheader
+b29: // index bounds exit
+#line 17 "kernels.go"
+	r2 = (i64)r97; goto b28;
+b30: // preheader
 #line 19 "kernels.go"
 	r15 = r8 + 0ll;
-b27: // head (checked if)
+b31: // head (checked if)
 #line 17 "kernels.go"
-	r12 = r2 < r3; if (!r12) goto b25; r13 = r2;
-	r14 = r13 < 0ll; if (!r14) goto b31;
+	r12 = r2 < r3; if (!r12) goto b28; r13 = r2;
+	r14 = r13 < 0ll; if (!r14) goto b35;
 	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; } *(i32 *)r15 = 1;
-b31: // latch (checked if)
+b35: // latch (checked if)
 #line 17 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b27;
+	r2 = (u64)r2 + (u64)r1; goto b31;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -381,26 +412,41 @@ qd_fault: {
 extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4, i64 p5, char *p6) {
 	bool r4 = 0, r19 = 0, r20 = 0, r30 = 0, r34 = 0, r37 = 0, r43 = 0, r45 = 0;
 	bool r48 = 0, r50 = 0, r52 = 0, r57 = 0, r67 = 0, r68 = 0, r78 = 0, r80 = 0;
-	bool r90 = 0, r92 = 0, r102 = 0, r147 = 0;
-	i32 r145 = 0;
+	bool r90 = 0, r92 = 0, r102 = 0, r138 = 0, r141 = 0, r142 = 0, r145 = 0, r147 = 0;
+	bool r148 = 0, r150 = 0, r152 = 0, r153 = 0, r154 = 0, r156 = 0, r158 = 0, r160 = 0;
+	bool r162 = 0, r164 = 0, r166 = 0, r168 = 0, r170 = 0, r172 = 0, r174 = 0, r176 = 0;
+	bool r177 = 0, r178 = 0, r179 = 0, r180 = 0, r196 = 0, r198 = 0, r210 = 0, r220 = 0;
+	bool r231 = 0, r242 = 0;
+	i32 r136 = 0, r181 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r188 = 0, r189 = 0;
+	i32 r190 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0, r195 = 0, r256 = 0, r259 = 0;
+	i32 r260 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
 	i64 r21 = 0, r29 = 0, r32 = 0, r49 = 0, r56 = 0, r58 = 0, r66 = 0, r69 = 0;
 	i64 r77 = 0, r79 = 0, r81 = 0, r89 = 0, r91 = 0, r93 = 0, r101 = 0, r103 = 0;
-	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r121 = 0, r124 = 0;
-	i64 r127 = 0, r130 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0, r141 = 0;
-	i64 r143 = 0, r146 = 0, r148 = 0;
+	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r121 = 0, r123 = 0;
+	i64 r125 = 0, r127 = 0, r129 = 0, r131 = 0, r132 = 0, r134 = 0, r137 = 0, r139 = 0;
+	i64 r140 = 0, r143 = 0, r144 = 0, r146 = 0, r149 = 0, r151 = 0, r155 = 0, r157 = 0;
+	i64 r159 = 0, r161 = 0, r163 = 0, r165 = 0, r167 = 0, r169 = 0, r171 = 0, r173 = 0;
+	i64 r175 = 0, r200 = 0, r201 = 0, r209 = 0, r211 = 0, r219 = 0, r221 = 0, r222 = 0;
+	i64 r230 = 0, r232 = 0, r233 = 0, r241 = 0, r243 = 0;
+	u32 r182 = 0, r183 = 0, r257 = 0, r258 = 0;
 	u64 r31 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
 	u64 r42 = 0, r44 = 0, r46 = 0, r47 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
+	u64 r197 = 0, r199 = 0;
 	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0;
 	float r27 = 0, r60 = 0, r61 = 0, r63 = 0, r64 = 0, r71 = 0, r72 = 0, r74 = 0;
 	float r75 = 0, r83 = 0, r84 = 0, r86 = 0, r87 = 0, r95 = 0, r96 = 0, r98 = 0;
-	float r99 = 0;
+	float r99 = 0, r203 = 0, r204 = 0, r206 = 0, r207 = 0, r213 = 0, r214 = 0, r216 = 0;
+	float r217 = 0, r224 = 0, r225 = 0, r227 = 0, r228 = 0, r235 = 0, r236 = 0, r238 = 0;
+	float r239 = 0;
 	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r22 = 0, *r25 = 0, *r28 = 0;
 	char *r59 = 0, *r62 = 0, *r65 = 0, *r70 = 0, *r73 = 0, *r76 = 0, *r82 = 0, *r85 = 0;
 	char *r88 = 0, *r94 = 0, *r97 = 0, *r100 = 0, *r105 = 0, *r107 = 0, *r108 = 0, *r110 = 0;
 	char *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r117 = 0, *r119 = 0, *r120 = 0, *r122 = 0;
-	char *r123 = 0, *r125 = 0, *r126 = 0, *r128 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r135 = 0;
-	char *r137 = 0, *r139 = 0, *r142 = 0, *r144 = 0;
+	char *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r133 = 0, *r135 = 0, *r202 = 0, *r205 = 0;
+	char *r208 = 0, *r212 = 0, *r215 = 0, *r218 = 0, *r223 = 0, *r226 = 0, *r229 = 0, *r234 = 0;
+	char *r237 = 0, *r240 = 0, *r244 = 0, *r245 = 0, *r246 = 0, *r247 = 0, *r248 = 0, *r249 = 0;
+	char *r250 = 0, *r251 = 0, *r252 = 0, *r253 = 0, *r254 = 0, *r255 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 28 "kernels.go"
@@ -408,34 +454,39 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	r8 = p2; r31 = (u64)r8; r32 = r2; r33 = (u64)r32; r34 = r33 < r31;
 #line 28 "kernels.go"
 	r3 = p5; r35 = (u64)r3; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42;
-	r14 = p4; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; r13 = p3; r11 = p0; r7 = p1; if (!r34) goto b20; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; if (!r37) goto b20; if (!r43) goto b20; if (!r45) goto b20; if (!r48) goto b20; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49; r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
+	r14 = p4; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; r13 = p3; r11 = p0; r7 = p1; if (!r34) goto b24; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; if (!r37) goto b24; if (!r43) goto b24; if (!r45) goto b24; if (!r48) goto b24; r104 = (u64)r1 * 4ull; r106 = r104; r109 = r104; r112 = (u64)r1 * 8ull; r115 = r112; r118 = (u64)r1 * 12ull; r121 = r118; r131 = r2;
 #line 28 "kernels.go"
-	r141 = r140; r142 = r7 + r141 * 4; r144 = r13 + r141 * 4; r145 = (i32)r104; r146 = (i64)r145; r147 = r146 == r104; r148 = (u64)r146 * 4ull; if (!r147) goto b20;
-b8: // grid unrolled guard
+	r132 = r131; r133 = r7 + r132 * 4; r135 = r13 + r132 * 4; r136 = (i32)r104; r137 = (i64)r136; r138 = r137 == r104; r139 = (u64)r137 * 4ull; if (!r138) goto b24; r140 = p5; r141 = r140 >= (-2147483648ll); r142 = r140 <= 2147483647ll; r143 = (i64)((u64)gridDim.x * blockDim.x); r146 = (u64)r140 - 1ull; r147 = r146 >= (-2147483648ll); r173 = (u64)r143 * 4ull; r174 = r173 <= 2147483647ll; r175 = (u64)r146 + (u64)r173; r176 = r175 <= 2147483647ll; r177 = r141 & r142; r178 = r177 & r147; r179 = r178 & r174; r180 = r179 & r176; r181 = (i32)r2; if (!r180) goto b24; r256 = (i32)r3; r53 = r35; r257 = (u32)r53; r49 = (u64)r1 * 3ull; r55 = (u64)r49; r258 = (u32)r55; r266 = r136;
+b10: // grid unrolled guard (int32)
 #line 28 "kernels.go"
-	r50 = r2 < r3; if (!r50) goto b19; r54 = (u64)r2; r51 = r53 - r54; r52 = r51 > r55; if (!r52) goto b15;
-	r59 = r142; r60 = *(float *)r59; r61 = r11 * r60; r62 = r144; r63 = *(float *)r62; r64 = r61 + r63; r65 = r62; *(float *)r65 = r64; r105 = r59; r107 = r105 + r106 * 1; r70 = r107; r71 = *(float *)r70; r72 = r11 * r71; r108 = r62; r110 = r108 + r109 * 1; r73 = r110; r74 = *(float *)r73; r75 = r72 + r74; r113 = r110; r76 = r113; *(float *)r76 = r75; r114 = r59; r116 = r114 + r115 * 1; r82 = r116; r83 = *(float *)r82; r84 = r11 * r83; r117 = r62; r119 = r117 + r118 * 1; r85 = r119; r86 = *(float *)r85; r87 = r84 + r86; r122 = r119; r88 = r122; *(float *)r88 = r87; r123 = r59; r125 = r123 + r124 * 1; r94 = r125; r95 = *(float *)r94; r96 = r11 * r95; r126 = r62; r128 = r126 + r127 * 1; r97 = r128; r98 = *(float *)r97; r99 = r96 + r98; r131 = r128; r100 = r131; *(float *)r100 = r99; r2 = (u64)r2 + (u64)r104; r142 = r142 + r148 * 1; r144 = r144 + r148 * 1; goto b8;
-b15: // preheader
+	r196 = r181 < r256; if (!r196) goto b23; r183 = (u32)r181; r182 = r257 - r183; r198 = r182 > r258; if (!r198) goto b17;
+	r202 = r133; r203 = *(float *)r202; r204 = r11 * r203; r205 = r135; r206 = *(float *)r205; r207 = r204 + r206; r208 = r205; *(float *)r208 = r207; r244 = r202; r245 = r244 + r106 * 1; r212 = r245; r213 = *(float *)r212; r214 = r11 * r213; r246 = r205; r247 = r246 + r109 * 1; r215 = r247; r216 = *(float *)r215; r217 = r214 + r216; r218 = r215; *(float *)r218 = r217; r248 = r202; r249 = r248 + r112 * 1; r223 = r249; r224 = *(float *)r223; r225 = r11 * r224; r250 = r205; r251 = r250 + r115 * 1; r226 = r251; r227 = *(float *)r226; r228 = r225 + r227; r229 = r226; *(float *)r229 = r228; r252 = r202; r253 = r252 + r118 * 1; r234 = r253; r235 = *(float *)r234; r236 = r11 * r235; r254 = r205; r255 = r254 + r121 * 1; r237 = r255; r238 = *(float *)r237; r239 = r236 + r238; r240 = r237; *(float *)r240 = r239; r181 = (u32)r181 + (u32)r266; r133 = r133 + r139 * 1; r135 = r135 + r139 * 1; goto b10;
+b17: // index bounds exit
+#line 29 "kernels.go"
+	r2 = (i64)r181;
 #line 28 "kernels.go"
-	r132 = r2; r133 = r7 + r132 * 4; r134 = r104; r135 = r13 + r132 * 4;
-b16: // head
+	r123 = r2; r124 = r7 + r123 * 4; r125 = r104; r126 = r13 + r123 * 4;
+b19: // head
 #line 28 "kernels.go"
-	r4 = r2 < r3; if (!r4) goto b19;
-	r6 = r133; r9 = *(float *)r6; r10 = r11 * r9; r12 = r135; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
+	r4 = r2 < r3; if (!r4) goto b22;
+	r6 = r124; r9 = *(float *)r6; r10 = r11 * r9; r12 = r126; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
 #line 28 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r133 = r133 + r134 * 1; r135 = r135 + r134 * 1; goto b16;
-b19: // exit
+	r2 = (u64)r2 + (u64)r1; r124 = r124 + r125 * 1; r126 = r126 + r125 * 1; goto b19;
+b22: // exit
 #line 28 "kernels.go"
 	return;
-b20: // preheader
+b23: // index bounds exit
 #line 28 "kernels.go"
-	r136 = r2; r137 = r7 + r136 * 4; r138 = (u64)r1 * 4ull; r139 = r13 + r136 * 4;
-b21: // head (checked)
+	r2 = (i64)r181; goto b22;
+b24: // preheader
 #line 28 "kernels.go"
-	r20 = r2 < r3; if (!r20) goto b19; r21 = r2;
-	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r137; r23 = *(float *)r22; r24 = r11 * r23; if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; } r25 = r139; r26 = *(float *)r25; r27 = r24 + r26; r28 = r25; *(float *)r28 = r27;
+	r127 = r2; r128 = r7 + r127 * 4; r129 = (u64)r1 * 4ull; r130 = r13 + r127 * 4;
+b25: // head (checked)
 #line 28 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r137 = r137 + r138 * 1; r139 = r139 + r138 * 1; goto b21;
+	r20 = r2 < r3; if (!r20) goto b22; r21 = r2;
+	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r128; r23 = *(float *)r22; r24 = r11 * r23; if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; } r25 = r130; r26 = *(float *)r25; r27 = r24 + r26; r28 = r25; *(float *)r28 = r27;
+#line 28 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r128 = r128 + r129 * 1; r130 = r130 + r129 * 1; goto b25;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -978,31 +1029,30 @@ extern "C" __global__ void FourTiny_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r12 = 0, r18 = 0, r19 = 0, r26 = 0, r27 = 0, r29 = 0, r30 = 0;
 	i64 r36 = 0, r38 = 0, r39 = 0, r45 = 0, r46 = 0, r48 = 0, r49 = 0, r55 = 0;
-	i64 r56 = 0, r58 = 0, r59 = 0, r65 = 0, r66 = 0, r72 = 0, r75 = 0, r78 = 0;
-	i64 r81 = 0, r84 = 0, r87 = 0, r89 = 0, r91 = 0, r92 = 0, r94 = 0;
+	i64 r56 = 0, r58 = 0, r59 = 0, r65 = 0, r66 = 0, r70 = 0, r73 = 0, r76 = 0;
+	i64 r78 = 0, r80 = 0, r81 = 0, r83 = 0;
 	u64 r21 = 0, r23 = 0, r24 = 0, r25 = 0;
 	char *r4 = 0, *r7 = 0, *r14 = 0, *r17 = 0, *r32 = 0, *r35 = 0, *r41 = 0, *r44 = 0;
-	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
-	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
-	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
+	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r71 = 0;
+	char *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r79 = 0, *r82 = 0;
 #line 115 "kernels.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r8 = p1; r5 = r8; r3 = r5; r23 = (u64)r3; r25 = (u64)r18;
-	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2;
+	r70 = r66; r73 = (u64)r1 * 8ull; r76 = (u64)r1 * 12ull; r81 = r2;
 #line 115 "kernels.go"
-	r7 = p0; r4 = r7; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
+	r7 = p0; r4 = r7; r82 = r4 + r81 * 4; r83 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
 #line 115 "kernels.go"
 	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9;
-	r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
+	r68 = r82; r32 = r68 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r69 = r68; r71 = r69 + r70 * 1; r41 = r71 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r72 = r68; r74 = r72 + r73 * 1; r51 = r74 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r75 = r68; r77 = r75 + r76 * 1; r61 = r77 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r82 = r82 + r83 * 1; goto b2;
 b9: // preheader
 #line 115 "kernels.go"
-	r89 = r2; r90 = r4 + r89 * 4; r91 = r66;
+	r78 = r2; r79 = r4 + r78 * 4; r80 = r66;
 b10: // head
 #line 115 "kernels.go"
 	r9 = (u64)r2 + 1ull; r10 = r9 < r3; if (!r10) goto b13;
-	r67 = r90; r14 = r67 + 4ll; r15 = *(i32 *)r14; r16 = (u32)r15 + 1u; r17 = r14; *(i32 *)r17 = r16;
+	r67 = r79; r14 = r67 + 4ll; r15 = *(i32 *)r14; r16 = (u32)r15 + 1u; r17 = r14; *(i32 *)r17 = r16;
 #line 115 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r90 = r90 + r91 * 1; goto b10;
+	r2 = (u64)r2 + (u64)r1; r79 = r79 + r80 * 1; goto b10;
 b13: // exit
 #line 115 "kernels.go"
 	return;
@@ -1017,31 +1067,30 @@ extern "C" __global__ void FourTiny_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r12 = 0, r18 = 0, r19 = 0, r26 = 0, r27 = 0, r29 = 0, r30 = 0;
 	i64 r36 = 0, r38 = 0, r39 = 0, r45 = 0, r46 = 0, r48 = 0, r49 = 0, r55 = 0;
-	i64 r56 = 0, r58 = 0, r59 = 0, r65 = 0, r66 = 0, r72 = 0, r75 = 0, r78 = 0;
-	i64 r81 = 0, r84 = 0, r87 = 0, r89 = 0, r91 = 0, r92 = 0, r94 = 0;
+	i64 r56 = 0, r58 = 0, r59 = 0, r65 = 0, r66 = 0, r70 = 0, r73 = 0, r76 = 0;
+	i64 r78 = 0, r80 = 0, r81 = 0, r83 = 0;
 	u64 r21 = 0, r23 = 0, r24 = 0, r25 = 0;
 	char *r4 = 0, *r7 = 0, *r14 = 0, *r17 = 0, *r32 = 0, *r35 = 0, *r41 = 0, *r44 = 0;
-	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
-	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
-	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
+	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r71 = 0;
+	char *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r79 = 0, *r82 = 0;
 #line 115 "kernels.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r8 = p3; r5 = r8; r3 = r5; r23 = (u64)r3; r25 = (u64)r18;
-	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2;
+	r70 = r66; r73 = (u64)r1 * 8ull; r76 = (u64)r1 * 12ull; r81 = r2;
 #line 115 "kernels.go"
-	r7 = p2; r4 = r7; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
+	r7 = p2; r4 = r7; r82 = r4 + r81 * 4; r83 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
 #line 115 "kernels.go"
 	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9;
-	r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
+	r68 = r82; r32 = r68 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r69 = r68; r71 = r69 + r70 * 1; r41 = r71 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r72 = r68; r74 = r72 + r73 * 1; r51 = r74 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r75 = r68; r77 = r75 + r76 * 1; r61 = r77 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r82 = r82 + r83 * 1; goto b2;
 b9: // preheader
 #line 115 "kernels.go"
-	r89 = r2; r90 = r4 + r89 * 4; r91 = r66;
+	r78 = r2; r79 = r4 + r78 * 4; r80 = r66;
 b10: // head
 #line 115 "kernels.go"
 	r9 = (u64)r2 + 1ull; r10 = r9 < r3; if (!r10) goto b13;
-	r67 = r90; r14 = r67 + 4ll; r15 = *(i32 *)r14; r16 = (u32)r15 + 1u; r17 = r14; *(i32 *)r17 = r16;
+	r67 = r79; r14 = r67 + 4ll; r15 = *(i32 *)r14; r16 = (u32)r15 + 1u; r17 = r14; *(i32 *)r17 = r16;
 #line 115 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r90 = r90 + r91 * 1; goto b10;
+	r2 = (u64)r2 + (u64)r1; r79 = r79 + r80 * 1; goto b10;
 b13: // exit
 #line 115 "kernels.go"
 	return;
@@ -1056,31 +1105,30 @@ extern "C" __global__ void FourTiny_2(char *p0, i64 p1, char *p2, i64 p3, char *
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r12 = 0, r18 = 0, r19 = 0, r26 = 0, r27 = 0, r29 = 0, r30 = 0;
 	i64 r36 = 0, r38 = 0, r39 = 0, r45 = 0, r46 = 0, r48 = 0, r49 = 0, r55 = 0;
-	i64 r56 = 0, r58 = 0, r59 = 0, r65 = 0, r66 = 0, r72 = 0, r75 = 0, r78 = 0;
-	i64 r81 = 0, r84 = 0, r87 = 0, r89 = 0, r91 = 0, r92 = 0, r94 = 0;
+	i64 r56 = 0, r58 = 0, r59 = 0, r65 = 0, r66 = 0, r70 = 0, r73 = 0, r76 = 0;
+	i64 r78 = 0, r80 = 0, r81 = 0, r83 = 0;
 	u64 r21 = 0, r23 = 0, r24 = 0, r25 = 0;
 	char *r4 = 0, *r7 = 0, *r14 = 0, *r17 = 0, *r32 = 0, *r35 = 0, *r41 = 0, *r44 = 0;
-	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
-	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
-	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
+	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r71 = 0;
+	char *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r79 = 0, *r82 = 0;
 #line 115 "kernels.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r8 = p5; r5 = r8; r3 = r5; r23 = (u64)r3; r25 = (u64)r18;
-	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2;
+	r70 = r66; r73 = (u64)r1 * 8ull; r76 = (u64)r1 * 12ull; r81 = r2;
 #line 115 "kernels.go"
-	r7 = p4; r4 = r7; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
+	r7 = p4; r4 = r7; r82 = r4 + r81 * 4; r83 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
 #line 115 "kernels.go"
 	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9;
-	r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
+	r68 = r82; r32 = r68 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r69 = r68; r71 = r69 + r70 * 1; r41 = r71 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r72 = r68; r74 = r72 + r73 * 1; r51 = r74 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r75 = r68; r77 = r75 + r76 * 1; r61 = r77 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r82 = r82 + r83 * 1; goto b2;
 b9: // preheader
 #line 115 "kernels.go"
-	r89 = r2; r90 = r4 + r89 * 4; r91 = r66;
+	r78 = r2; r79 = r4 + r78 * 4; r80 = r66;
 b10: // head
 #line 115 "kernels.go"
 	r9 = (u64)r2 + 1ull; r10 = r9 < r3; if (!r10) goto b13;
-	r67 = r90; r14 = r67 + 4ll; r15 = *(i32 *)r14; r16 = (u32)r15 + 1u; r17 = r14; *(i32 *)r17 = r16;
+	r67 = r79; r14 = r67 + 4ll; r15 = *(i32 *)r14; r16 = (u32)r15 + 1u; r17 = r14; *(i32 *)r17 = r16;
 #line 115 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r90 = r90 + r91 * 1; goto b10;
+	r2 = (u64)r2 + (u64)r1; r79 = r79 + r80 * 1; goto b10;
 b13: // exit
 #line 115 "kernels.go"
 	return;
@@ -1095,31 +1143,30 @@ extern "C" __global__ void FourTiny_3(char *p0, i64 p1, char *p2, i64 p3, char *
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r12 = 0, r18 = 0, r19 = 0, r26 = 0, r27 = 0, r29 = 0, r30 = 0;
 	i64 r36 = 0, r38 = 0, r39 = 0, r45 = 0, r46 = 0, r48 = 0, r49 = 0, r55 = 0;
-	i64 r56 = 0, r58 = 0, r59 = 0, r65 = 0, r66 = 0, r72 = 0, r75 = 0, r78 = 0;
-	i64 r81 = 0, r84 = 0, r87 = 0, r89 = 0, r91 = 0, r92 = 0, r94 = 0;
+	i64 r56 = 0, r58 = 0, r59 = 0, r65 = 0, r66 = 0, r70 = 0, r73 = 0, r76 = 0;
+	i64 r78 = 0, r80 = 0, r81 = 0, r83 = 0;
 	u64 r21 = 0, r23 = 0, r24 = 0, r25 = 0;
 	char *r4 = 0, *r7 = 0, *r14 = 0, *r17 = 0, *r32 = 0, *r35 = 0, *r41 = 0, *r44 = 0;
-	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
-	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
-	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
+	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r71 = 0;
+	char *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r79 = 0, *r82 = 0;
 #line 115 "kernels.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r18 = (u64)r1 * 3ull; r66 = (u64)r1 * 4ull; r8 = p7; r5 = r8; r3 = r5; r23 = (u64)r3; r25 = (u64)r18;
-	r72 = r66; r78 = (u64)r1 * 8ull; r84 = (u64)r1 * 12ull; r92 = r2;
+	r70 = r66; r73 = (u64)r1 * 8ull; r76 = (u64)r1 * 12ull; r81 = r2;
 #line 115 "kernels.go"
-	r7 = p6; r4 = r7; r93 = r4 + r92 * 4; r94 = (u64)r66 * 4ull;
+	r7 = p6; r4 = r7; r82 = r4 + r81 * 4; r83 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
 #line 115 "kernels.go"
 	r19 = (u64)r2 + 1ull; r20 = r19 < r3; if (!r20) goto b13; r24 = (u64)r19; r21 = r23 - r24; r22 = r21 > r25; if (!r22) goto b9;
-	r69 = r93; r32 = r69 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r71 = r69; r73 = r71 + r72 * 1; r41 = r73 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r77 = r69; r79 = r77 + r78 * 1; r51 = r79 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r83 = r69; r85 = r83 + r84 * 1; r61 = r85 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r93 = r93 + r94 * 1; goto b2;
+	r68 = r82; r32 = r68 + 4ll; r33 = *(i32 *)r32; r34 = (u32)r33 + 1u; r35 = r32; *(i32 *)r35 = r34; r69 = r68; r71 = r69 + r70 * 1; r41 = r71 + 4ll; r42 = *(i32 *)r41; r43 = (u32)r42 + 1u; r44 = r41; *(i32 *)r44 = r43; r72 = r68; r74 = r72 + r73 * 1; r51 = r74 + 4ll; r52 = *(i32 *)r51; r53 = (u32)r52 + 1u; r54 = r51; *(i32 *)r54 = r53; r75 = r68; r77 = r75 + r76 * 1; r61 = r77 + 4ll; r62 = *(i32 *)r61; r63 = (u32)r62 + 1u; r64 = r61; *(i32 *)r64 = r63; r2 = (u64)r2 + (u64)r66; r82 = r82 + r83 * 1; goto b2;
 b9: // preheader
 #line 115 "kernels.go"
-	r89 = r2; r90 = r4 + r89 * 4; r91 = r66;
+	r78 = r2; r79 = r4 + r78 * 4; r80 = r66;
 b10: // head
 #line 115 "kernels.go"
 	r9 = (u64)r2 + 1ull; r10 = r9 < r3; if (!r10) goto b13;
-	r67 = r90; r14 = r67 + 4ll; r15 = *(i32 *)r14; r16 = (u32)r15 + 1u; r17 = r14; *(i32 *)r17 = r16;
+	r67 = r79; r14 = r67 + 4ll; r15 = *(i32 *)r14; r16 = (u32)r15 + 1u; r17 = r14; *(i32 *)r17 = r16;
 #line 115 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r90 = r90 + r91 * 1; goto b10;
+	r2 = (u64)r2 + (u64)r1; r79 = r79 + r80 * 1; goto b10;
 b13: // exit
 #line 115 "kernels.go"
 	return;
@@ -1134,31 +1181,30 @@ extern "C" __global__ void Tiny_0(char *p0, i64 p1) {
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0, r33 = 0, r35 = 0;
 	i64 r36 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r52 = 0, r53 = 0, r55 = 0;
-	i64 r56 = 0, r62 = 0, r63 = 0, r69 = 0, r72 = 0, r75 = 0, r78 = 0, r81 = 0;
-	i64 r84 = 0, r86 = 0, r88 = 0, r89 = 0, r91 = 0;
+	i64 r56 = 0, r62 = 0, r63 = 0, r67 = 0, r70 = 0, r73 = 0, r75 = 0, r77 = 0;
+	i64 r78 = 0, r80 = 0;
 	u64 r18 = 0, r20 = 0, r21 = 0, r22 = 0;
 	char *r4 = 0, *r11 = 0, *r14 = 0, *r29 = 0, *r32 = 0, *r38 = 0, *r41 = 0, *r48 = 0;
-	char *r51 = 0, *r58 = 0, *r61 = 0, *r64 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0;
-	char *r70 = 0, *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0;
-	char *r82 = 0, *r83 = 0, *r85 = 0, *r87 = 0, *r90 = 0;
+	char *r51 = 0, *r58 = 0, *r61 = 0, *r64 = 0, *r65 = 0, *r66 = 0, *r68 = 0, *r69 = 0;
+	char *r71 = 0, *r72 = 0, *r74 = 0, *r76 = 0, *r79 = 0;
 #line 115 "kernels.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r15 = (u64)r1 * 3ull; r63 = (u64)r1 * 4ull; r5 = p1; r3 = r5; r20 = (u64)r3; r22 = (u64)r15;
-	r69 = r63; r75 = (u64)r1 * 8ull; r81 = (u64)r1 * 12ull; r89 = r2;
+	r67 = r63; r70 = (u64)r1 * 8ull; r73 = (u64)r1 * 12ull; r78 = r2;
 #line 115 "kernels.go"
-	r4 = p0; r90 = r4 + r89 * 4; r91 = (u64)r63 * 4ull;
+	r4 = p0; r79 = r4 + r78 * 4; r80 = (u64)r63 * 4ull;
 b2: // grid unrolled guard
 #line 115 "kernels.go"
 	r16 = (u64)r2 + 1ull; r17 = r16 < r3; if (!r17) goto b13; r21 = (u64)r16; r18 = r20 - r21; r19 = r18 > r22; if (!r19) goto b9;
-	r66 = r90; r29 = r66 + 4ll; r30 = *(i32 *)r29; r31 = (u32)r30 + 1u; r32 = r29; *(i32 *)r32 = r31; r68 = r66; r70 = r68 + r69 * 1; r38 = r70 + 4ll; r39 = *(i32 *)r38; r40 = (u32)r39 + 1u; r41 = r38; *(i32 *)r41 = r40; r74 = r66; r76 = r74 + r75 * 1; r48 = r76 + 4ll; r49 = *(i32 *)r48; r50 = (u32)r49 + 1u; r51 = r48; *(i32 *)r51 = r50; r80 = r66; r82 = r80 + r81 * 1; r58 = r82 + 4ll; r59 = *(i32 *)r58; r60 = (u32)r59 + 1u; r61 = r58; *(i32 *)r61 = r60; r2 = (u64)r2 + (u64)r63; r90 = r90 + r91 * 1; goto b2;
+	r65 = r79; r29 = r65 + 4ll; r30 = *(i32 *)r29; r31 = (u32)r30 + 1u; r32 = r29; *(i32 *)r32 = r31; r66 = r65; r68 = r66 + r67 * 1; r38 = r68 + 4ll; r39 = *(i32 *)r38; r40 = (u32)r39 + 1u; r41 = r38; *(i32 *)r41 = r40; r69 = r65; r71 = r69 + r70 * 1; r48 = r71 + 4ll; r49 = *(i32 *)r48; r50 = (u32)r49 + 1u; r51 = r48; *(i32 *)r51 = r50; r72 = r65; r74 = r72 + r73 * 1; r58 = r74 + 4ll; r59 = *(i32 *)r58; r60 = (u32)r59 + 1u; r61 = r58; *(i32 *)r61 = r60; r2 = (u64)r2 + (u64)r63; r79 = r79 + r80 * 1; goto b2;
 b9: // preheader
 #line 115 "kernels.go"
-	r86 = r2; r87 = r4 + r86 * 4; r88 = r63;
+	r75 = r2; r76 = r4 + r75 * 4; r77 = r63;
 b10: // head
 #line 115 "kernels.go"
 	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b13;
-	r64 = r87; r11 = r64 + 4ll; r12 = *(i32 *)r11; r13 = (u32)r12 + 1u; r14 = r11; *(i32 *)r14 = r13;
+	r64 = r76; r11 = r64 + 4ll; r12 = *(i32 *)r11; r13 = (u32)r12 + 1u; r14 = r11; *(i32 *)r14 = r13;
 #line 115 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r87 = r87 + r88 * 1; goto b10;
+	r2 = (u64)r2 + (u64)r1; r76 = r76 + r77 * 1; goto b10;
 b13: // exit
 #line 115 "kernels.go"
 	return;
@@ -1171,35 +1217,34 @@ extern "C" __global__ void Scale_0(char *p0, i64 p1, float p2) {
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r16 = 0, r17 = 0, r24 = 0, r25 = 0, r27 = 0, r28 = 0, r34 = 0, r36 = 0;
 	i64 r37 = 0, r43 = 0, r44 = 0, r46 = 0, r47 = 0, r53 = 0, r54 = 0, r56 = 0;
-	i64 r57 = 0, r63 = 0, r64 = 0, r70 = 0, r73 = 0, r76 = 0, r79 = 0, r82 = 0;
-	i64 r85 = 0, r87 = 0, r89 = 0, r90 = 0, r92 = 0;
+	i64 r57 = 0, r63 = 0, r64 = 0, r68 = 0, r71 = 0, r74 = 0, r76 = 0, r78 = 0;
+	i64 r79 = 0, r81 = 0;
 	u64 r19 = 0, r21 = 0, r22 = 0, r23 = 0;
 	float r12 = 0, r13 = 0, r14 = 0, r31 = 0, r32 = 0, r40 = 0, r41 = 0, r50 = 0;
 	float r51 = 0, r60 = 0, r61 = 0;
 	char *r4 = 0, *r11 = 0, *r15 = 0, *r30 = 0, *r33 = 0, *r39 = 0, *r42 = 0, *r49 = 0;
-	char *r52 = 0, *r59 = 0, *r62 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0, *r69 = 0;
-	char *r71 = 0, *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r78 = 0, *r80 = 0, *r81 = 0;
-	char *r83 = 0, *r84 = 0, *r86 = 0, *r88 = 0, *r91 = 0;
+	char *r52 = 0, *r59 = 0, *r62 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r69 = 0, *r70 = 0;
+	char *r72 = 0, *r73 = 0, *r75 = 0, *r77 = 0, *r80 = 0;
 #line 125 "kernels.go"
 	r14 = p2;
 #line 124 "kernels.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r16 = (u64)r1 * 3ull; r64 = (u64)r1 * 4ull; r5 = p1; r3 = r5; r21 = (u64)r3; r23 = (u64)r16;
-	r70 = r64; r76 = (u64)r1 * 8ull; r82 = (u64)r1 * 12ull; r90 = r2;
+	r68 = r64; r71 = (u64)r1 * 8ull; r74 = (u64)r1 * 12ull; r79 = r2;
 #line 124 "kernels.go"
-	r4 = p0; r91 = r4 + r90 * 4; r92 = (u64)r64 * 4ull;
+	r4 = p0; r80 = r4 + r79 * 4; r81 = (u64)r64 * 4ull;
 b2: // grid unrolled guard
 #line 124 "kernels.go"
 	r17 = (u64)r2 + 1ull; r18 = r17 < r3; if (!r18) goto b13; r22 = (u64)r17; r19 = r21 - r22; r20 = r19 > r23; if (!r20) goto b9;
-	r67 = r91; r30 = r67 + 4ll; r31 = *(float *)r30; r32 = r31 * r14; r33 = r30; *(float *)r33 = r32; r69 = r67; r71 = r69 + r70 * 1; r39 = r71 + 4ll; r40 = *(float *)r39; r41 = r40 * r14; r42 = r39; *(float *)r42 = r41; r75 = r67; r77 = r75 + r76 * 1; r49 = r77 + 4ll; r50 = *(float *)r49; r51 = r50 * r14; r52 = r49; *(float *)r52 = r51; r81 = r67; r83 = r81 + r82 * 1; r59 = r83 + 4ll; r60 = *(float *)r59; r61 = r60 * r14; r62 = r59; *(float *)r62 = r61; r2 = (u64)r2 + (u64)r64; r91 = r91 + r92 * 1; goto b2;
+	r66 = r80; r30 = r66 + 4ll; r31 = *(float *)r30; r32 = r31 * r14; r33 = r30; *(float *)r33 = r32; r67 = r66; r69 = r67 + r68 * 1; r39 = r69 + 4ll; r40 = *(float *)r39; r41 = r40 * r14; r42 = r39; *(float *)r42 = r41; r70 = r66; r72 = r70 + r71 * 1; r49 = r72 + 4ll; r50 = *(float *)r49; r51 = r50 * r14; r52 = r49; *(float *)r52 = r51; r73 = r66; r75 = r73 + r74 * 1; r59 = r75 + 4ll; r60 = *(float *)r59; r61 = r60 * r14; r62 = r59; *(float *)r62 = r61; r2 = (u64)r2 + (u64)r64; r80 = r80 + r81 * 1; goto b2;
 b9: // preheader
 #line 124 "kernels.go"
-	r87 = r2; r88 = r4 + r87 * 4; r89 = r64;
+	r76 = r2; r77 = r4 + r76 * 4; r78 = r64;
 b10: // head
 #line 124 "kernels.go"
 	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b13;
-	r65 = r88; r11 = r65 + 4ll; r12 = *(float *)r11; r13 = r12 * r14; r15 = r11; *(float *)r15 = r13;
+	r65 = r77; r11 = r65 + 4ll; r12 = *(float *)r11; r13 = r12 * r14; r15 = r11; *(float *)r15 = r13;
 #line 124 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r88 = r88 + r89 * 1; goto b10;
+	r2 = (u64)r2 + (u64)r1; r77 = r77 + r78 * 1; goto b10;
 b13: // exit
 #line 124 "kernels.go"
 	return;
@@ -1209,7 +1254,8 @@ b13: // exit
 extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r7 = 0, r10 = 0, r22 = 0, r25 = 0, r36 = 0, r40 = 0, r46 = 0, r48 = 0;
 	bool r51 = 0, r54 = 0, r56 = 0, r62 = 0, r65 = 0, r73 = 0, r76 = 0, r85 = 0;
-	bool r88 = 0, r97 = 0, r100 = 0, r162 = 0;
+	bool r88 = 0, r97 = 0, r100 = 0, r162 = 0, r165 = 0, r167 = 0, r172 = 0, r181 = 0;
+	bool r191 = 0, r201 = 0;
 	i32 r160 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r13 = 0, r17 = 0, r21 = 0, r23 = 0, r24 = 0, r33 = 0, r34 = 0, r52 = 0;
@@ -1217,13 +1263,15 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	i64 r83 = 0, r84 = 0, r86 = 0, r87 = 0, r95 = 0, r96 = 0, r98 = 0, r99 = 0;
 	i64 r107 = 0, r108 = 0, r119 = 0, r122 = 0, r125 = 0, r128 = 0, r131 = 0, r134 = 0;
 	i64 r137 = 0, r140 = 0, r143 = 0, r145 = 0, r147 = 0, r150 = 0, r152 = 0, r155 = 0;
-	i64 r157 = 0, r161 = 0, r163 = 0;
+	i64 r157 = 0, r161 = 0, r163 = 0, r164 = 0, r169 = 0, r170 = 0, r171 = 0, r179 = 0;
+	i64 r180 = 0, r188 = 0, r189 = 0, r190 = 0, r198 = 0, r199 = 0, r200 = 0, r208 = 0;
 	u64 r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
 	u64 r44 = 0, r45 = 0, r47 = 0, r49 = 0, r50 = 0, r55 = 0, r57 = 0, r58 = 0;
-	u64 r59 = 0;
+	u64 r59 = 0, r166 = 0, r168 = 0;
 	float r14 = 0, r18 = 0, r19 = 0, r27 = 0, r29 = 0, r30 = 0, r67 = 0, r69 = 0;
 	float r70 = 0, r78 = 0, r80 = 0, r81 = 0, r90 = 0, r92 = 0, r93 = 0, r102 = 0;
-	float r104 = 0, r105 = 0;
+	float r104 = 0, r105 = 0, r174 = 0, r176 = 0, r177 = 0, r183 = 0, r185 = 0, r186 = 0;
+	float r193 = 0, r195 = 0, r196 = 0, r203 = 0, r205 = 0, r206 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r20 = 0, *r26 = 0, *r28 = 0;
 	char *r31 = 0, *r66 = 0, *r68 = 0, *r71 = 0, *r77 = 0, *r79 = 0, *r82 = 0, *r89 = 0;
 	char *r91 = 0, *r94 = 0, *r101 = 0, *r103 = 0, *r106 = 0, *r109 = 0, *r110 = 0, *r111 = 0;
@@ -1231,7 +1279,11 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	char *r121 = 0, *r123 = 0, *r124 = 0, *r126 = 0, *r127 = 0, *r129 = 0, *r130 = 0, *r132 = 0;
 	char *r133 = 0, *r135 = 0, *r136 = 0, *r138 = 0, *r139 = 0, *r141 = 0, *r142 = 0, *r144 = 0;
 	char *r146 = 0, *r148 = 0, *r149 = 0, *r151 = 0, *r153 = 0, *r154 = 0, *r156 = 0, *r158 = 0;
-	char *r159 = 0;
+	char *r159 = 0, *r173 = 0, *r175 = 0, *r178 = 0, *r182 = 0, *r184 = 0, *r187 = 0, *r192 = 0;
+	char *r194 = 0, *r197 = 0, *r202 = 0, *r204 = 0, *r207 = 0, *r209 = 0, *r210 = 0, *r211 = 0;
+	char *r212 = 0, *r213 = 0, *r214 = 0, *r215 = 0, *r216 = 0, *r217 = 0, *r218 = 0, *r219 = 0;
+	char *r220 = 0, *r221 = 0, *r222 = 0, *r223 = 0, *r224 = 0, *r225 = 0, *r226 = 0, *r227 = 0;
+	char *r228 = 0, *r229 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 133 "kernels.go"
@@ -1243,9 +1295,9 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 #line 133 "kernels.go"
 	r4 = p4; if (!r36) goto b20; r39 = r38 + 4611686018427387904ull; r40 = r39 <= 9223372036854775808ull; if (!r40) goto b20; if (!r46) goto b20; if (!r48) goto b20; if (!r51) goto b20; r52 = (u64)r1 * 3ull; r108 = (u64)r1 * 4ull; r57 = r37; r59 = (u64)r52;
 	r119 = r108; r122 = r108; r125 = r108; r128 = (u64)r1 * 8ull; r131 = r128; r134 = r128; r137 = (u64)r1 * 12ull; r140 = r137; r143 = r137; r155 = r2; r156 = r12 + r155 * 4; r158 = r16 + r155 * 4; r159 = r4 + r155 * 4; r160 = (i32)r108; r161 = (i64)r160; r162 = r161 == r108; r163 = (u64)r161 * 4ull; if (!r162) goto b20;
-b8: // grid unrolled guard
+b8: // grid unrolled guard (int32)
 #line 134 "kernels.go"
-	r53 = (u64)r2 + 1ull; r54 = r53 < r3; if (!r54) goto b19; r58 = (u64)r53; r55 = r57 - r58; r56 = r55 > r59; if (!r56) goto b15; r115 = r156; r66 = r115 + 4ll; r67 = *(float *)r66; r116 = r158; r68 = r116 + 4ll; r69 = *(float *)r68; r70 = r67 + r69; r117 = r159; r71 = r117 + 4ll; *(float *)r71 = r70; r118 = r115; r120 = r118 + r119 * 1; r77 = r120 + 4ll; r78 = *(float *)r77; r121 = r116; r123 = r121 + r122 * 1; r79 = r123 + 4ll; r80 = *(float *)r79; r81 = r78 + r80; r124 = r117; r126 = r124 + r125 * 1; r82 = r126 + 4ll; *(float *)r82 = r81; r127 = r115; r129 = r127 + r128 * 1; r89 = r129 + 4ll; r90 = *(float *)r89; r130 = r116; r132 = r130 + r131 * 1; r91 = r132 + 4ll; r92 = *(float *)r91; r93 = r90 + r92; r133 = r117; r135 = r133 + r134 * 1; r94 = r135 + 4ll; *(float *)r94 = r93; r136 = r115; r138 = r136 + r137 * 1; r101 = r138 + 4ll; r102 = *(float *)r101; r139 = r116; r141 = r139 + r140 * 1; r103 = r141 + 4ll; r104 = *(float *)r103; r105 = r102 + r104; r142 = r117; r144 = r142 + r143 * 1; r106 = r144 + 4ll; *(float *)r106 = r105; r2 = (u64)r2 + (u64)r108; r156 = r156 + r163 * 1; r158 = r158 + r163 * 1; r159 = r159 + r163 * 1; goto b8;
+	r164 = (u64)r2 + 1ull; r165 = r164 < r3; if (!r165) goto b19; r168 = (u64)r164; r166 = r57 - r168; r167 = r166 > r59; if (!r167) goto b15; r209 = r156; r173 = r209 + 4ll; r174 = *(float *)r173; r210 = r158; r175 = r210 + 4ll; r176 = *(float *)r175; r177 = r174 + r176; r211 = r159; r178 = r211 + 4ll; *(float *)r178 = r177; r212 = r209; r213 = r212 + r119 * 1; r182 = r213 + 4ll; r183 = *(float *)r182; r214 = r210; r215 = r214 + r122 * 1; r184 = r215 + 4ll; r185 = *(float *)r184; r186 = r183 + r185; r216 = r211; r217 = r216 + r125 * 1; r187 = r217 + 4ll; *(float *)r187 = r186; r218 = r209; r219 = r218 + r128 * 1; r192 = r219 + 4ll; r193 = *(float *)r192; r220 = r210; r221 = r220 + r131 * 1; r194 = r221 + 4ll; r195 = *(float *)r194; r196 = r193 + r195; r222 = r211; r223 = r222 + r134 * 1; r197 = r223 + 4ll; *(float *)r197 = r196; r224 = r209; r225 = r224 + r137 * 1; r202 = r225 + 4ll; r203 = *(float *)r202; r226 = r210; r227 = r226 + r140 * 1; r204 = r227 + 4ll; r205 = *(float *)r204; r206 = r203 + r205; r228 = r211; r229 = r228 + r143 * 1; r207 = r229 + 4ll; *(float *)r207 = r206; r2 = (u64)r2 + (u64)r108; r156 = r156 + r163 * 1; r158 = r158 + r163 * 1; r159 = r159 + r163 * 1; goto b8;
 b15: // preheader
 #line 133 "kernels.go"
 	r145 = r2; r146 = r12 + r145 * 4; r147 = r108; r148 = r16 + r145 * 4; r149 = r4 + r145 * 4;
@@ -1284,20 +1336,20 @@ qd_fault: {
 extern "C" __global__ void Histogram_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	__shared__ u8 qvar_private1[1024] __attribute__((aligned(4)));
 	bool r7 = 0, r10 = 0, r25 = 0, r29 = 0, r32 = 0, r36 = 0, r39 = 0, r46 = 0;
-	bool r60 = 0, r62 = 0, r64 = 0, r66 = 0, r69 = 0, r72 = 0, r75 = 0, r78 = 0;
-	bool r81 = 0;
+	bool r61 = 0, r64 = 0, r71 = 0, r73 = 0, r75 = 0, r77 = 0, r80 = 0, r83 = 0;
+	bool r86 = 0, r89 = 0, r92 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r16 = 0, r19 = 0, r20 = 0, r22 = 0, r23 = 0, r24 = 0, r28 = 0;
 	i64 r35 = 0, r37 = 0, r38 = 0, r43 = 0, r49 = 0, r51 = 0, r53 = 0, r55 = 0;
-	i64 r57 = 0, r59 = 0;
-	u8 r12 = 0, r41 = 0;
-	u32 r17 = 0, r18 = 0, r31 = 0, r34 = 0, r44 = 0, r68 = 0, r71 = 0, r74 = 0;
-	u32 r77 = 0, r80 = 0, r83 = 0;
+	i64 r57 = 0, r59 = 0, r60 = 0, r62 = 0, r63 = 0, r68 = 0;
+	u8 r12 = 0, r41 = 0, r66 = 0;
+	u32 r17 = 0, r18 = 0, r31 = 0, r34 = 0, r44 = 0, r69 = 0, r79 = 0, r82 = 0;
+	u32 r85 = 0, r88 = 0, r91 = 0, r94 = 0;
 	u64 r45 = 0;
 	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r21 = 0, *r26 = 0, *r27 = 0, *r30 = 0;
 	char *r33 = 0, *r40 = 0, *r42 = 0, *r47 = 0, *r48 = 0, *r50 = 0, *r52 = 0, *r54 = 0;
-	char *r56 = 0, *r58 = 0, *r61 = 0, *r63 = 0, *r65 = 0, *r67 = 0, *r70 = 0, *r73 = 0;
-	char *r76 = 0, *r79 = 0, *r82 = 0;
+	char *r56 = 0, *r58 = 0, *r65 = 0, *r67 = 0, *r70 = 0, *r72 = 0, *r74 = 0, *r76 = 0;
+	char *r78 = 0, *r81 = 0, *r84 = 0, *r87 = 0, *r90 = 0, *r93 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r19 = (i64)threadIdx.x;
@@ -1315,22 +1367,22 @@ b2: // each
 	*(u32 *)r26 = 0u;
 	r24 = (u64)r24 + (u64)r20;
 	r52 = r52 + r53 * 1;
-	r60 = r24 < r23;
-	if (!r60) goto b10;
-	r61 = r52;
-	*(u32 *)r61 = 0u;
+	r71 = r24 < r23;
+	if (!r71) goto b10;
+	r72 = r52;
+	*(u32 *)r72 = 0u;
 	r24 = (u64)r24 + (u64)r20;
 	r52 = r52 + r53 * 1;
-	r62 = r24 < r23;
-	if (!r62) goto b10;
-	r63 = r52;
-	*(u32 *)r63 = 0u;
+	r73 = r24 < r23;
+	if (!r73) goto b10;
+	r74 = r52;
+	*(u32 *)r74 = 0u;
 	r24 = (u64)r24 + (u64)r20;
 	r52 = r52 + r53 * 1;
-	r64 = r24 < r23;
-	if (!r64) goto b10;
-	r65 = r52;
-	*(u32 *)r65 = 0u;
+	r75 = r24 < r23;
+	if (!r75) goto b10;
+	r76 = r52;
+	*(u32 *)r76 = 0u;
 	r24 = (u64)r24 + (u64)r20;
 	r52 = r52 + r53 * 1;
 	goto b2;
@@ -1341,10 +1393,10 @@ b10: // each done
 	r15 = p3; r45 = (u64)r15; r46 = r45 > 255ull;
 #line 142 "kernels.go"
 	r5 = p1; r3 = r5; r4 = p0; if (!r46) goto b34; r49 = r2; r50 = r4 + r49 * 1; r51 = r1;
-b13: // head
+b13: // head (int32)
 #line 142 "kernels.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b16; r47 = r50; r11 = r47 + 1ll; r12 = *(u8 *)r11;
-	r16 = (i64)r12; r13 = r21 + r16 * 4; r18 = atomicAdd((u32 *)r13, 1u);
+	r60 = (u64)r2 + 1ull; r61 = r60 < r3; if (!r61) goto b16; r70 = r50; r65 = r70 + 1ll; r66 = *(u8 *)r65;
+	r68 = (i64)r66; r67 = r21 + r68 * 4; r69 = atomicAdd((u32 *)r67, 1u);
 #line 142 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; r50 = r50 + r51 * 1; goto b13;
 b16: // add the private copies
@@ -1355,13 +1407,13 @@ b17: // each
 	r29 = r28 < r23; if (!r29) goto b33; r30 = r54; r31 = *(u32 *)r30; r32 = r31 != 0u; if (!r32) goto b20; r33 = r56; r34 = atomicAdd((u32 *)r33, r31);
 b20: // next element
 #line 142 "kernels.go"
-	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r66 = r28 < r23; if (!r66) goto b33; r67 = r54; r68 = *(u32 *)r67; r69 = r68 != 0u; if (!r69) goto b24; r70 = r56; r71 = atomicAdd((u32 *)r70, r68);
+	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r77 = r28 < r23; if (!r77) goto b33; r78 = r54; r79 = *(u32 *)r78; r80 = r79 != 0u; if (!r80) goto b24; r81 = r56; r82 = atomicAdd((u32 *)r81, r79);
 b24: // next element (unrolled 1)
 #line 142 "kernels.go"
-	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r72 = r28 < r23; if (!r72) goto b33; r73 = r54; r74 = *(u32 *)r73; r75 = r74 != 0u; if (!r75) goto b28; r76 = r56; r77 = atomicAdd((u32 *)r76, r74);
+	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r83 = r28 < r23; if (!r83) goto b33; r84 = r54; r85 = *(u32 *)r84; r86 = r85 != 0u; if (!r86) goto b28; r87 = r56; r88 = atomicAdd((u32 *)r87, r85);
 b28: // next element (unrolled 2)
 #line 142 "kernels.go"
-	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r78 = r28 < r23; if (!r78) goto b33; r79 = r54; r80 = *(u32 *)r79; r81 = r80 != 0u; if (!r81) goto b32; r82 = r56; r83 = atomicAdd((u32 *)r82, r80);
+	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; r89 = r28 < r23; if (!r89) goto b33; r90 = r54; r91 = *(u32 *)r90; r92 = r91 != 0u; if (!r92) goto b32; r93 = r56; r94 = atomicAdd((u32 *)r93, r91);
 b32: // next element (unrolled 3)
 #line 142 "kernels.go"
 	r28 = (u64)r28 + (u64)r20; r54 = r54 + r55 * 1; r56 = r56 + r55 * 1; goto b17;
@@ -2928,7 +2980,7 @@ qd_fault: {
 extern "C" __global__ void NBodyAoS_0(char *p0, i64 p1, float p2, float p3) {
 	bool r7 = 0, r10 = 0, r24 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r18 = 0, r22 = 0, r23 = 0, r306 = 0;
+	i64 r18 = 0, r22 = 0, r23 = 0, r304 = 0;
 	float r13 = 0, r14 = 0, r15 = 0, r19 = 0, r20 = 0, r21 = 0, r27 = 0, r28 = 0;
 	float r29 = 0, r32 = 0, r33 = 0, r34 = 0, r50 = 0, r52 = 0, r53 = 0, r56 = 0;
 	float r58 = 0, r59 = 0, r62 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0;
@@ -2966,7 +3018,7 @@ extern "C" __global__ void NBodyAoS_0(char *p0, i64 p1, float p2, float p3) {
 	char *r219 = 0, *r220 = 0, *r221 = 0, *r222 = 0, *r223 = 0, *r224 = 0, *r225 = 0, *r226 = 0;
 	char *r227 = 0, *r228 = 0, *r229 = 0, *r230 = 0, *r231 = 0, *r232 = 0, *r233 = 0, *r235 = 0;
 	char *r238 = 0, *r239 = 0, *r241 = 0, *r244 = 0, *r245 = 0, *r247 = 0, *r253 = 0, *r254 = 0;
-	char *r255 = 0, *r256 = 0, *r257 = 0, *r303 = 0, *r304 = 0, *r305 = 0, *r307 = 0;
+	char *r255 = 0, *r256 = 0, *r257 = 0, *r303 = 0, *r305 = 0;
 #line 32 "types.go"
 	r4 = p0; r5 = p1; r3 = r5;
 #line 37 "types.go"
@@ -2979,12 +3031,12 @@ extern "C" __global__ void NBodyAoS_0(char *p0, i64 p1, float p2, float p3) {
 b2: // head
 #line 32 "types.go"
 	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b20; r8 = r2;
-	r303 = r4 + r8 * 28; r11 = r303 + 28ll; r12 = r11 + 0ll; r13 = *(float *)r12; r16 = r12 + 4ll; r14 = *(float *)r16; r17 = r12 + 8ll; r15 = *(float *)r17; r19 = 0x0p+00f; r20 = 0x0p+00f; r21 = 0x0p+00f; r22 = (-1ll); r307 = r4 + 0ll;
+	r303 = r4 + r8 * 28; r11 = r303 + 28ll; r12 = r11 + 0ll; r13 = *(float *)r12; r16 = r12 + 4ll; r14 = *(float *)r16; r17 = r12 + 8ll; r15 = *(float *)r17; r19 = 0x0p+00f; r20 = 0x0p+00f; r21 = 0x0p+00f; r22 = (-1ll); r305 = r4 + 0ll;
 b5: // rangeindex.loop
 #line 33 "types.go"
 	r23 = (u64)r22 + 1ull; r24 = r23 < r18; if (!r24) goto b15;
 #line 36 "types.go"
-	r25 = r307; r26 = r25 + 0ll; r27 = *(float *)r26; r30 = r26 + 4ll; r28 = *(float *)r30; r31 = r26 + 8ll; r29 = *(float *)r31;
+	r25 = r305; r26 = r25 + 0ll; r27 = *(float *)r26; r30 = r26 + 4ll; r28 = *(float *)r30; r31 = r26 + 8ll; r29 = *(float *)r31;
 #line 14 "types.go"
 	r258 = 0x0p+00f; r259 = 0x0p+00f; r260 = 0x0p+00f; r258 = r27; r259 = r28; r260 = r29; r261 = 0x0p+00f; r262 = 0x0p+00f; r263 = 0x0p+00f; r261 = r13; r262 = r14; r263 = r15; r264 = 0x0p+00f; r265 = 0x0p+00f; r266 = 0x0p+00f; r50 = r258; r52 = r261; r53 = r50 - r52; r264 = r53; r56 = r259; r58 = r262; r59 = r56 - r58; r265 = r59; r62 = r260; r64 = r263; r65 = r62 - r64; r266 = r65; r66 = r264; r67 = r265; r68 = r266; r32 = r66; r33 = r67; r34 = r68;
 #line 16 "types.go"
@@ -2998,7 +3050,7 @@ b5: // rangeindex.loop
 #line 15 "types.go"
 	r273 = 0x0p+00f; r274 = 0x0p+00f; r275 = 0x0p+00f; r273 = r32; r274 = r33; r275 = r34; r276 = 0x0p+00f; r277 = 0x0p+00f; r278 = 0x0p+00f; r125 = r273; r126 = r125 * r111; r276 = r126; r129 = r274; r130 = r129 * r111; r277 = r130; r133 = r275; r134 = r133 * r111; r278 = r134; r135 = r276; r136 = r277; r137 = r278; r112 = r135; r113 = r136; r114 = r137;
 #line 13 "types.go"
-	r279 = 0x0p+00f; r280 = 0x0p+00f; r281 = 0x0p+00f; r279 = r19; r280 = r20; r281 = r21; r282 = 0x0p+00f; r283 = 0x0p+00f; r284 = 0x0p+00f; r282 = r112; r283 = r113; r284 = r114; r285 = 0x0p+00f; r286 = 0x0p+00f; r287 = 0x0p+00f; r158 = r279; r160 = r282; r161 = r158 + r160; r285 = r161; r164 = r280; r166 = r283; r167 = r164 + r166; r286 = r167; r170 = r281; r172 = r284; r173 = r170 + r172; r287 = r173; r174 = r285; r175 = r286; r176 = r287; r140 = r174; r141 = r175; r142 = r176; r19 = r140; r20 = r141; r21 = r142; r22 = r23; r307 = r307 + 28ll; goto b5;
+	r279 = 0x0p+00f; r280 = 0x0p+00f; r281 = 0x0p+00f; r279 = r19; r280 = r20; r281 = r21; r282 = 0x0p+00f; r283 = 0x0p+00f; r284 = 0x0p+00f; r282 = r112; r283 = r113; r284 = r114; r285 = 0x0p+00f; r286 = 0x0p+00f; r287 = 0x0p+00f; r158 = r279; r160 = r282; r161 = r158 + r160; r285 = r161; r164 = r280; r166 = r283; r167 = r164 + r166; r286 = r167; r170 = r281; r172 = r284; r173 = r170 + r172; r287 = r173; r174 = r285; r175 = r286; r176 = r287; r140 = r174; r141 = r175; r142 = r176; r19 = r140; r20 = r141; r21 = r142; r22 = r23; r305 = r305 + 28ll; goto b5;
 b15: // rangeindex.done
 #line 40 "types.go"
 	r180 = r11; r181 = r180 + 12ll; r182 = *(float *)r181; r185 = r181 + 4ll; r183 = *(float *)r185; r186 = r181 + 8ll; r184 = *(float *)r186;
@@ -3171,8 +3223,7 @@ extern "C" __global__ void NBodySoA_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	i64 r116 = 0, r138 = 0, r140 = 0, r142 = 0, r164 = 0, r166 = 0, r167 = 0, r169 = 0;
 	i64 r172 = 0, r175 = 0, r178 = 0, r181 = 0, r184 = 0, r187 = 0, r190 = 0, r193 = 0;
 	i64 r196 = 0, r199 = 0, r202 = 0, r205 = 0, r208 = 0, r211 = 0, r214 = 0, r217 = 0;
-	i64 r220 = 0, r223 = 0, r226 = 0, r229 = 0, r232 = 0, r235 = 0, r238 = 0, r241 = 0;
-	i64 r244 = 0, r247 = 0, r249 = 0, r251 = 0, r257 = 0, r258 = 0, r260 = 0;
+	i64 r220 = 0, r222 = 0, r224 = 0, r230 = 0, r231 = 0, r233 = 0;
 	u64 r58 = 0, r60 = 0, r61 = 0, r62 = 0;
 	float r33 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r40 = 0, r42 = 0, r43 = 0;
 	float r44 = 0, r46 = 0, r48 = 0, r49 = 0, r50 = 0, r67 = 0, r69 = 0, r70 = 0;
@@ -3193,10 +3244,8 @@ extern "C" __global__ void NBodySoA_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r186 = 0, *r188 = 0, *r189 = 0, *r191 = 0, *r192 = 0, *r194 = 0, *r195 = 0, *r197 = 0;
 	char *r198 = 0, *r200 = 0, *r201 = 0, *r203 = 0, *r204 = 0, *r206 = 0, *r207 = 0, *r209 = 0;
 	char *r210 = 0, *r212 = 0, *r213 = 0, *r215 = 0, *r216 = 0, *r218 = 0, *r219 = 0, *r221 = 0;
-	char *r222 = 0, *r224 = 0, *r225 = 0, *r227 = 0, *r228 = 0, *r230 = 0, *r231 = 0, *r233 = 0;
-	char *r234 = 0, *r236 = 0, *r237 = 0, *r239 = 0, *r240 = 0, *r242 = 0, *r243 = 0, *r245 = 0;
-	char *r246 = 0, *r248 = 0, *r250 = 0, *r252 = 0, *r253 = 0, *r254 = 0, *r255 = 0, *r256 = 0;
-	char *r259 = 0, *r261 = 0, *r262 = 0, *r263 = 0, *r264 = 0, *r265 = 0;
+	char *r223 = 0, *r225 = 0, *r226 = 0, *r227 = 0, *r228 = 0, *r229 = 0, *r232 = 0, *r234 = 0;
+	char *r235 = 0, *r236 = 0, *r237 = 0, *r238 = 0;
 #line 65 "types.go"
 	r37 = p14;
 #line 64 "types.go"
@@ -3204,22 +3253,22 @@ extern "C" __global__ void NBodySoA_1(char *p0, i64 p1, char *p2, i64 p3, char *
 #line 52 "types.go"
 	r10 = r4 < r7 ? r4 : r7; r14 = r10 < r11 ? r10 : r11; r18 = r14 < r15 ? r14 : r15; r22 = r18 < r19 ? r18 : r19; r26 = r22 < r23 ? r22 : r23; r3 = r26 < r27 ? r26 : r27; r60 = (u64)r3; r62 = (u64)r56;
 #line 65 "types.go"
-	r169 = r167; r172 = r167; r175 = r167; r178 = r167; r181 = r167; r184 = r167; r196 = (u64)r1 * 8ull; r199 = r196; r202 = r196; r205 = r196; r208 = r196; r211 = r196; r223 = (u64)r1 * 12ull; r226 = r223; r229 = r223; r232 = r223; r235 = r223; r238 = r223; r257 = r2;
+	r169 = r167; r172 = r167; r175 = r167; r178 = r167; r181 = r167; r184 = r167; r187 = (u64)r1 * 8ull; r190 = r187; r193 = r187; r196 = r187; r199 = r187; r202 = r187; r205 = (u64)r1 * 12ull; r208 = r205; r211 = r205; r214 = r205; r217 = r205; r220 = r205; r230 = r2;
 #line 64 "types.go"
-	r258 = r257; r5 = p0; r259 = r5 + r258 * 4; r260 = (u64)r167 * 4ull; r16 = p6; r261 = r16 + r258 * 4; r8 = p2; r262 = r8 + r258 * 4; r20 = p8; r263 = r20 + r258 * 4; r12 = p4; r264 = r12 + r258 * 4; r24 = p10; r265 = r24 + r258 * 4;
+	r231 = r230; r5 = p0; r232 = r5 + r231 * 4; r233 = (u64)r167 * 4ull; r16 = p6; r234 = r16 + r231 * 4; r8 = p2; r235 = r8 + r231 * 4; r20 = p8; r236 = r20 + r231 * 4; r12 = p4; r237 = r12 + r231 * 4; r24 = p10; r238 = r24 + r231 * 4;
 b2: // grid unrolled guard
 #line 64 "types.go"
 	r57 = r2 < r3; if (!r57) goto b13; r61 = (u64)r2; r58 = r60 - r61; r59 = r58 > r62; if (!r59) goto b9;
-	r66 = r259; r67 = *(float *)r66; r68 = r261; r69 = *(float *)r68; r70 = r69 * r37; r71 = r67 + r70; r72 = r262; r73 = *(float *)r72; r74 = r263; r75 = *(float *)r74; r76 = r75 * r37; r77 = r73 + r76; r78 = r264; r79 = *(float *)r78; r80 = r265; r81 = *(float *)r80; r82 = r81 * r37; r83 = r79 + r82; r84 = r66; *(float *)r84 = r71; r85 = r72; *(float *)r85 = r77; r86 = r78; *(float *)r86 = r83; r168 = r66; r170 = r168 + r169 * 1; r91 = r170; r92 = *(float *)r91; r171 = r68; r173 = r171 + r172 * 1; r93 = r173; r94 = *(float *)r93; r95 = r94 * r37; r96 = r92 + r95; r174 = r72; r176 = r174 + r175 * 1; r97 = r176; r98 = *(float *)r97; r177 = r74; r179 = r177 + r178 * 1; r99 = r179; r100 = *(float *)r99; r101 = r100 * r37; r102 = r98 + r101; r180 = r78; r182 = r180 + r181 * 1; r103 = r182; r104 = *(float *)r103; r183 = r80; r185 = r183 + r184 * 1; r105 = r185; r106 = *(float *)r105; r107 = r106 * r37; r108 = r104 + r107; r188 = r170; r109 = r188; *(float *)r109 = r96; r191 = r176; r110 = r191; *(float *)r110 = r102; r194 = r182; r111 = r194; *(float *)r111 = r108; r195 = r66; r197 = r195 + r196 * 1; r117 = r197; r118 = *(float *)r117; r198 = r68; r200 = r198 + r199 * 1; r119 = r200; r120 = *(float *)r119; r121 = r120 * r37; r122 = r118 + r121; r201 = r72; r203 = r201 + r202 * 1; r123 = r203; r124 = *(float *)r123; r204 = r74; r206 = r204 + r205 * 1; r125 = r206; r126 = *(float *)r125; r127 = r126 * r37; r128 = r124 + r127; r207 = r78; r209 = r207 + r208 * 1; r129 = r209; r130 = *(float *)r129; r210 = r80; r212 = r210 + r211 * 1; r131 = r212; r132 = *(float *)r131; r133 = r132 * r37; r134 = r130 + r133; r215 = r197; r135 = r215; *(float *)r135 = r122; r218 = r203; r136 = r218; *(float *)r136 = r128; r221 = r209; r137 = r221; *(float *)r137 = r134; r222 = r66; r224 = r222 + r223 * 1; r143 = r224; r144 = *(float *)r143; r225 = r68; r227 = r225 + r226 * 1; r145 = r227; r146 = *(float *)r145; r147 = r146 * r37; r148 = r144 + r147; r228 = r72; r230 = r228 + r229 * 1; r149 = r230; r150 = *(float *)r149; r231 = r74; r233 = r231 + r232 * 1; r151 = r233; r152 = *(float *)r151; r153 = r152 * r37; r154 = r150 + r153; r234 = r78; r236 = r234 + r235 * 1; r155 = r236; r156 = *(float *)r155; r237 = r80; r239 = r237 + r238 * 1; r157 = r239; r158 = *(float *)r157; r159 = r158 * r37; r160 = r156 + r159; r242 = r224; r161 = r242; *(float *)r161 = r148; r245 = r230; r162 = r245; *(float *)r162 = r154; r248 = r236; r163 = r248; *(float *)r163 = r160; r2 = (u64)r2 + (u64)r167; r259 = r259 + r260 * 1; r261 = r261 + r260 * 1; r262 = r262 + r260 * 1; r263 = r263 + r260 * 1; r264 = r264 + r260 * 1; r265 = r265 + r260 * 1; goto b2;
+	r66 = r232; r67 = *(float *)r66; r68 = r234; r69 = *(float *)r68; r70 = r69 * r37; r71 = r67 + r70; r72 = r235; r73 = *(float *)r72; r74 = r236; r75 = *(float *)r74; r76 = r75 * r37; r77 = r73 + r76; r78 = r237; r79 = *(float *)r78; r80 = r238; r81 = *(float *)r80; r82 = r81 * r37; r83 = r79 + r82; r84 = r66; *(float *)r84 = r71; r85 = r72; *(float *)r85 = r77; r86 = r78; *(float *)r86 = r83; r168 = r66; r170 = r168 + r169 * 1; r91 = r170; r92 = *(float *)r91; r171 = r68; r173 = r171 + r172 * 1; r93 = r173; r94 = *(float *)r93; r95 = r94 * r37; r96 = r92 + r95; r174 = r72; r176 = r174 + r175 * 1; r97 = r176; r98 = *(float *)r97; r177 = r74; r179 = r177 + r178 * 1; r99 = r179; r100 = *(float *)r99; r101 = r100 * r37; r102 = r98 + r101; r180 = r78; r182 = r180 + r181 * 1; r103 = r182; r104 = *(float *)r103; r183 = r80; r185 = r183 + r184 * 1; r105 = r185; r106 = *(float *)r105; r107 = r106 * r37; r108 = r104 + r107; r109 = r91; *(float *)r109 = r96; r110 = r97; *(float *)r110 = r102; r111 = r103; *(float *)r111 = r108; r186 = r66; r188 = r186 + r187 * 1; r117 = r188; r118 = *(float *)r117; r189 = r68; r191 = r189 + r190 * 1; r119 = r191; r120 = *(float *)r119; r121 = r120 * r37; r122 = r118 + r121; r192 = r72; r194 = r192 + r193 * 1; r123 = r194; r124 = *(float *)r123; r195 = r74; r197 = r195 + r196 * 1; r125 = r197; r126 = *(float *)r125; r127 = r126 * r37; r128 = r124 + r127; r198 = r78; r200 = r198 + r199 * 1; r129 = r200; r130 = *(float *)r129; r201 = r80; r203 = r201 + r202 * 1; r131 = r203; r132 = *(float *)r131; r133 = r132 * r37; r134 = r130 + r133; r135 = r117; *(float *)r135 = r122; r136 = r123; *(float *)r136 = r128; r137 = r129; *(float *)r137 = r134; r204 = r66; r206 = r204 + r205 * 1; r143 = r206; r144 = *(float *)r143; r207 = r68; r209 = r207 + r208 * 1; r145 = r209; r146 = *(float *)r145; r147 = r146 * r37; r148 = r144 + r147; r210 = r72; r212 = r210 + r211 * 1; r149 = r212; r150 = *(float *)r149; r213 = r74; r215 = r213 + r214 * 1; r151 = r215; r152 = *(float *)r151; r153 = r152 * r37; r154 = r150 + r153; r216 = r78; r218 = r216 + r217 * 1; r155 = r218; r156 = *(float *)r155; r219 = r80; r221 = r219 + r220 * 1; r157 = r221; r158 = *(float *)r157; r159 = r158 * r37; r160 = r156 + r159; r161 = r143; *(float *)r161 = r148; r162 = r149; *(float *)r162 = r154; r163 = r155; *(float *)r163 = r160; r2 = (u64)r2 + (u64)r167; r232 = r232 + r233 * 1; r234 = r234 + r233 * 1; r235 = r235 + r233 * 1; r236 = r236 + r233 * 1; r237 = r237 + r233 * 1; r238 = r238 + r233 * 1; goto b2;
 b9: // preheader
 #line 64 "types.go"
-	r249 = r2; r250 = r5 + r249 * 4; r251 = r167; r252 = r16 + r249 * 4; r253 = r8 + r249 * 4; r254 = r20 + r249 * 4; r255 = r12 + r249 * 4; r256 = r24 + r249 * 4;
+	r222 = r2; r223 = r5 + r222 * 4; r224 = r167; r225 = r16 + r222 * 4; r226 = r8 + r222 * 4; r227 = r20 + r222 * 4; r228 = r12 + r222 * 4; r229 = r24 + r222 * 4;
 b10: // head
 #line 64 "types.go"
 	r30 = r2 < r3; if (!r30) goto b13;
-	r32 = r250; r33 = *(float *)r32; r34 = r252; r35 = *(float *)r34; r36 = r35 * r37; r38 = r33 + r36; r39 = r253; r40 = *(float *)r39; r41 = r254; r42 = *(float *)r41; r43 = r42 * r37; r44 = r40 + r43; r45 = r255; r46 = *(float *)r45; r47 = r256; r48 = *(float *)r47; r49 = r48 * r37; r50 = r46 + r49; r51 = r32; *(float *)r51 = r38; r52 = r39; *(float *)r52 = r44; r53 = r45; *(float *)r53 = r50;
+	r32 = r223; r33 = *(float *)r32; r34 = r225; r35 = *(float *)r34; r36 = r35 * r37; r38 = r33 + r36; r39 = r226; r40 = *(float *)r39; r41 = r227; r42 = *(float *)r41; r43 = r42 * r37; r44 = r40 + r43; r45 = r228; r46 = *(float *)r45; r47 = r229; r48 = *(float *)r47; r49 = r48 * r37; r50 = r46 + r49; r51 = r32; *(float *)r51 = r38; r52 = r39; *(float *)r52 = r44; r53 = r45; *(float *)r53 = r50;
 #line 64 "types.go"
-	r2 = (u64)r2 + (u64)r1; r250 = r250 + r251 * 1; r252 = r252 + r251 * 1; r253 = r253 + r251 * 1; r254 = r254 + r251 * 1; r255 = r255 + r251 * 1; r256 = r256 + r251 * 1; goto b10;
+	r2 = (u64)r2 + (u64)r1; r223 = r223 + r224 * 1; r225 = r225 + r224 * 1; r226 = r226 + r224 * 1; r227 = r227 + r224 * 1; r228 = r228 + r224 * 1; r229 = r229 + r224 * 1; goto b10;
 b13: // exit
 #line 64 "types.go"
 	return;

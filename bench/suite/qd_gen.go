@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "13183060c4ccf4bae5a7a364145810844adf68d3ed1972c4a6f2cf30e69fde20"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "fdbcb70e53d0019ab2e112561c2def79790ce6ae42044d7960f6ead47343ac49"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f6b42ae56594d21b628c84f3bc884d1fe957eddc539ea982a07bb1e2f1270570"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "bc30b977bec2fdb1451e1fd6ca599cba76bfc59586f90b799af0b18bf5288b0c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

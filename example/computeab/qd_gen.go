@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "0dd29d55e75b31a9ebb08bfa15d4094374f707ce81ecaac813c99bc9e54feabc"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "dda376568cbdef375fbe58a37766e916426e45ebbfbd871aa09ff30e659236e2"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "81a7bf97fd137beb5137d7e26a873dd30df1fe51b7226d579620380caf3b0761"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "5ad78350dadcb7a6730c9a951627e65e87ad48708f12e3225dbccf3cb3843fef"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

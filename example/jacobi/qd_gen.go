@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3fe0e5946f3f7e7eb2e566d914146553b70f1b6cd49db34a78fc3a009ed2f404"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "0f507d43dc03d9b94f63ff9d3c17db6f5d001385d11f89fd521b6fff7b9d001c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "06817cafc0e128b5752e77d54732e30980002588777b237f118efd8afff2bad8"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "66954e7595683877aaea7e36e396ab4015a8342fabae482f39da26f8ef54d553"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

@@ -130,49 +130,59 @@ extern "C" __global__ void Change_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	__shared__ u8 qvar_reduce0[256] __attribute__((aligned(8)));
 	bool r10 = 0, r16 = 0, r37 = 0, r41 = 0, r52 = 0, r53 = 0, r54 = 0, r59 = 0;
 	bool r62 = 0, r74 = 0, r75 = 0, r76 = 0, r82 = 0, r86 = 0, r92 = 0, r97 = 0;
-	bool r98 = 0, r100 = 0, r102 = 0, r105 = 0, r110 = 0, r119 = 0, r133 = 0, r147 = 0;
-	bool r161 = 0, r175 = 0, r189 = 0, r203 = 0, r217 = 0, r231 = 0, r245 = 0, r332 = 0;
-	bool r333 = 0, r336 = 0, r337 = 0, r340 = 0, r341 = 0, r344 = 0, r345 = 0, r348 = 0;
-	bool r349 = 0, r352 = 0, r353 = 0;
+	bool r98 = 0, r100 = 0, r103 = 0, r104 = 0, r106 = 0, r107 = 0, r109 = 0, r110 = 0;
+	bool r112 = 0, r113 = 0, r115 = 0, r116 = 0, r118 = 0, r119 = 0, r121 = 0, r122 = 0;
+	bool r124 = 0, r125 = 0, r127 = 0, r128 = 0, r130 = 0, r131 = 0, r133 = 0, r134 = 0;
+	bool r137 = 0, r138 = 0, r140 = 0, r145 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0;
+	bool r150 = 0, r151 = 0, r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0, r157 = 0;
+	bool r158 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0, r164 = 0, r165 = 0;
+	bool r166 = 0, r167 = 0, r168 = 0, r169 = 0, r171 = 0, r174 = 0, r184 = 0, r193 = 0;
+	bool r207 = 0, r221 = 0, r235 = 0, r249 = 0, r263 = 0, r277 = 0, r291 = 0, r305 = 0;
+	bool r319 = 0, r406 = 0, r407 = 0, r410 = 0, r411 = 0, r414 = 0, r415 = 0, r418 = 0;
+	bool r419 = 0, r422 = 0, r423 = 0, r426 = 0, r427 = 0;
+	i32 r170 = 0, r179 = 0, r180 = 0, r181 = 0, r182 = 0, r183 = 0;
 	i64 r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r8 = 0;
 	i64 r9 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0;
 	i64 r26 = 0, r30 = 0, r36 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0;
 	i64 r47 = 0, r48 = 0, r49 = 0, r51 = 0, r56 = 0, r57 = 0, r60 = 0, r61 = 0;
 	i64 r64 = 0, r65 = 0, r67 = 0, r68 = 0, r69 = 0, r70 = 0, r71 = 0, r73 = 0;
-	i64 r77 = 0, r78 = 0, r79 = 0, r83 = 0, r112 = 0, r113 = 0, r125 = 0, r126 = 0;
-	i64 r127 = 0, r139 = 0, r140 = 0, r141 = 0, r153 = 0, r154 = 0, r155 = 0, r167 = 0;
-	i64 r168 = 0, r169 = 0, r181 = 0, r182 = 0, r183 = 0, r195 = 0, r196 = 0, r197 = 0;
-	i64 r209 = 0, r210 = 0, r211 = 0, r223 = 0, r224 = 0, r225 = 0, r237 = 0, r238 = 0;
-	i64 r239 = 0, r251 = 0, r331 = 0, r335 = 0, r339 = 0, r343 = 0, r347 = 0, r351 = 0;
-	u32 r118 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r124 = 0, r132 = 0, r134 = 0;
-	u32 r135 = 0, r136 = 0, r137 = 0, r138 = 0, r146 = 0, r148 = 0, r149 = 0, r150 = 0;
-	u32 r151 = 0, r152 = 0, r160 = 0, r162 = 0, r163 = 0, r164 = 0, r165 = 0, r166 = 0;
-	u32 r174 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0, r188 = 0, r190 = 0;
-	u32 r191 = 0, r192 = 0, r193 = 0, r194 = 0, r202 = 0, r204 = 0, r205 = 0, r206 = 0;
-	u32 r207 = 0, r208 = 0, r216 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r222 = 0;
-	u32 r230 = 0, r232 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0, r244 = 0, r246 = 0;
-	u32 r247 = 0, r248 = 0, r249 = 0, r250 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0;
-	u32 r256 = 0, r257 = 0, r258 = 0, r259 = 0, r260 = 0, r261 = 0, r262 = 0, r263 = 0;
-	u32 r264 = 0, r265 = 0, r266 = 0, r267 = 0, r268 = 0, r269 = 0, r270 = 0, r271 = 0;
-	u32 r272 = 0, r273 = 0, r274 = 0, r275 = 0, r276 = 0, r277 = 0, r278 = 0, r279 = 0;
-	u32 r280 = 0, r281 = 0, r282 = 0, r283 = 0, r284 = 0, r285 = 0, r286 = 0, r287 = 0;
-	u32 r288 = 0, r289 = 0, r290 = 0, r291 = 0, r292 = 0, r293 = 0, r294 = 0, r295 = 0;
-	u32 r296 = 0, r297 = 0, r298 = 0, r299 = 0, r300 = 0, r301 = 0, r302 = 0, r303 = 0;
-	u32 r304 = 0, r305 = 0, r306 = 0, r307 = 0, r308 = 0, r309 = 0, r310 = 0, r311 = 0;
-	u32 r312 = 0, r313 = 0, r314 = 0, r315 = 0, r316 = 0, r317 = 0, r318 = 0, r319 = 0;
-	u32 r320 = 0, r321 = 0, r322 = 0, r323 = 0, r324 = 0, r325 = 0, r326 = 0, r327 = 0;
-	u32 r328 = 0, r329 = 0;
+	i64 r77 = 0, r78 = 0, r79 = 0, r83 = 0, r102 = 0, r105 = 0, r108 = 0, r111 = 0;
+	i64 r114 = 0, r117 = 0, r120 = 0, r123 = 0, r126 = 0, r129 = 0, r132 = 0, r186 = 0;
+	i64 r187 = 0, r199 = 0, r200 = 0, r201 = 0, r213 = 0, r214 = 0, r215 = 0, r227 = 0;
+	i64 r228 = 0, r229 = 0, r241 = 0, r242 = 0, r243 = 0, r255 = 0, r256 = 0, r257 = 0;
+	i64 r269 = 0, r270 = 0, r271 = 0, r283 = 0, r284 = 0, r285 = 0, r297 = 0, r298 = 0;
+	i64 r299 = 0, r311 = 0, r312 = 0, r313 = 0, r325 = 0, r405 = 0, r409 = 0, r413 = 0;
+	i64 r417 = 0, r421 = 0, r425 = 0;
+	u32 r192 = 0, r194 = 0, r195 = 0, r196 = 0, r197 = 0, r198 = 0, r206 = 0, r208 = 0;
+	u32 r209 = 0, r210 = 0, r211 = 0, r212 = 0, r220 = 0, r222 = 0, r223 = 0, r224 = 0;
+	u32 r225 = 0, r226 = 0, r234 = 0, r236 = 0, r237 = 0, r238 = 0, r239 = 0, r240 = 0;
+	u32 r248 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0, r262 = 0, r264 = 0;
+	u32 r265 = 0, r266 = 0, r267 = 0, r268 = 0, r276 = 0, r278 = 0, r279 = 0, r280 = 0;
+	u32 r281 = 0, r282 = 0, r290 = 0, r292 = 0, r293 = 0, r294 = 0, r295 = 0, r296 = 0;
+	u32 r304 = 0, r306 = 0, r307 = 0, r308 = 0, r309 = 0, r310 = 0, r318 = 0, r320 = 0;
+	u32 r321 = 0, r322 = 0, r323 = 0, r324 = 0, r326 = 0, r327 = 0, r328 = 0, r329 = 0;
+	u32 r330 = 0, r331 = 0, r332 = 0, r333 = 0, r334 = 0, r335 = 0, r336 = 0, r337 = 0;
+	u32 r338 = 0, r339 = 0, r340 = 0, r341 = 0, r342 = 0, r343 = 0, r344 = 0, r345 = 0;
+	u32 r346 = 0, r347 = 0, r348 = 0, r349 = 0, r350 = 0, r351 = 0, r352 = 0, r353 = 0;
+	u32 r354 = 0, r355 = 0, r356 = 0, r357 = 0, r358 = 0, r359 = 0, r360 = 0, r361 = 0;
+	u32 r362 = 0, r363 = 0, r364 = 0, r365 = 0, r366 = 0, r367 = 0, r368 = 0, r369 = 0;
+	u32 r370 = 0, r371 = 0, r372 = 0, r373 = 0, r374 = 0, r375 = 0, r376 = 0, r377 = 0;
+	u32 r378 = 0, r379 = 0, r380 = 0, r381 = 0, r382 = 0, r383 = 0, r384 = 0, r385 = 0;
+	u32 r386 = 0, r387 = 0, r388 = 0, r389 = 0, r390 = 0, r391 = 0, r392 = 0, r393 = 0;
+	u32 r394 = 0, r395 = 0, r396 = 0, r397 = 0, r398 = 0, r399 = 0, r400 = 0, r401 = 0;
+	u32 r402 = 0, r403 = 0;
 	u64 r11 = 0, r12 = 0, r13 = 0, r14 = 0, r15 = 0, r87 = 0, r88 = 0, r89 = 0;
-	u64 r90 = 0, r91 = 0, r103 = 0, r104 = 0, r114 = 0, r115 = 0, r116 = 0, r117 = 0;
-	u64 r128 = 0, r129 = 0, r130 = 0, r131 = 0, r142 = 0, r143 = 0, r144 = 0, r145 = 0;
-	u64 r156 = 0, r157 = 0, r158 = 0, r159 = 0, r170 = 0, r171 = 0, r172 = 0, r173 = 0;
-	u64 r184 = 0, r185 = 0, r186 = 0, r187 = 0, r198 = 0, r199 = 0, r200 = 0, r201 = 0;
-	u64 r212 = 0, r213 = 0, r214 = 0, r215 = 0, r226 = 0, r227 = 0, r228 = 0, r229 = 0;
-	u64 r240 = 0, r241 = 0, r242 = 0, r243 = 0;
+	u64 r90 = 0, r91 = 0, r135 = 0, r136 = 0, r139 = 0, r141 = 0, r142 = 0, r143 = 0;
+	u64 r144 = 0, r172 = 0, r173 = 0, r188 = 0, r189 = 0, r190 = 0, r191 = 0, r202 = 0;
+	u64 r203 = 0, r204 = 0, r205 = 0, r216 = 0, r217 = 0, r218 = 0, r219 = 0, r230 = 0;
+	u64 r231 = 0, r232 = 0, r233 = 0, r244 = 0, r245 = 0, r246 = 0, r247 = 0, r258 = 0;
+	u64 r259 = 0, r260 = 0, r261 = 0, r272 = 0, r273 = 0, r274 = 0, r275 = 0, r286 = 0;
+	u64 r287 = 0, r288 = 0, r289 = 0, r300 = 0, r301 = 0, r302 = 0, r303 = 0, r314 = 0;
+	u64 r315 = 0, r316 = 0, r317 = 0;
 	float r0 = 0, r27 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r38 = 0;
 	float r39 = 0, r40 = 0, r50 = 0, r72 = 0, r85 = 0, r93 = 0, r94 = 0, r95 = 0;
-	float r96 = 0, r99 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r111 = 0, r330 = 0;
-	float r334 = 0, r338 = 0, r342 = 0, r346 = 0, r350 = 0;
+	float r96 = 0, r99 = 0, r175 = 0, r176 = 0, r177 = 0, r178 = 0, r185 = 0, r404 = 0;
+	float r408 = 0, r412 = 0, r416 = 0, r420 = 0, r424 = 0;
 	char *r24 = 0, *r25 = 0, *r28 = 0, *r29 = 0, *r55 = 0, *r58 = 0, *r63 = 0, *r66 = 0;
 	char *r80 = 0, *r81 = 0, *r84 = 0, *r101 = 0;
 	u32 qd_site = 0;
@@ -186,188 +196,194 @@ extern "C" __global__ void Change_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 #line 29 "kernels.go"
 	r30 = p1; r29 = p0; r26 = p3; r25 = p2;
 #line 27 "kernels.go"
-	r7 = p7; r6 = p8; r5 = (u64)r6 - (u64)r7; r4 = (u64)r5 * (u64)r8; if (!r97) goto b85; r11 = (u64)r4; r14 = (u64)r2; r15 = r14 * 3ull; r241 = (u64)r8; r227 = r241; r213 = r241; r199 = r241; r205 = (u32)r8; r219 = r205; r233 = r205; r247 = r205; r252 = r205 > 1u ? r205 : 1u; r253 = qd_div_u32(4294967295u, r252);
-b3: // unrolled head (int32)
+	r7 = p7; r6 = p8; r5 = (u64)r6 - (u64)r7; r4 = (u64)r5 * (u64)r8; if (!r97) goto b89; r14 = (u64)r2; r15 = r14 * 3ull; r102 = p6; r103 = r102 >= (-2147483648ll); r104 = r102 <= 2147483647ll; r105 = (u64)r102 * (u64)(-1ll); r107 = r105 <= 2147483647ll; r108 = p7; r109 = r108 >= (-2147483648ll); r110 = r108 <= 2147483647ll; r111 = (u64)r105 * (u64)r108; r112 = r111 >= (-2147483648ll); r113 = r111 <= 2147483647ll; r114 = p8; r115 = r114 >= (-2147483648ll); r116 = r114 <= 2147483647ll; r117 = (u64)r102 * (u64)r114; r118 = r117 >= (-2147483648ll); r119 = r117 <= 2147483647ll; r120 = (u64)r111 + (u64)r117; r121 = r120 >= (-2147483648ll); r122 = r120 <= 2147483647ll; r123 = (u64)r108 * 2ull; r124 = r123 >= (-2147483648ll); r125 = r123 <= 2147483647ll; r126 = (u64)r120 + (u64)r123; r127 = r126 >= (-2147483648ll); r128 = r126 <= 2147483647ll; r129 = (u64)r114 * (u64)(-2ll); r130 = r129 >= (-2147483648ll); r131 = r129 <= 2147483647ll; r132 = (u64)r126 + (u64)r129; r133 = r132 >= (-2147483648ll); r134 = r132 <= 2147483647ll; r135 = (u64)r3; r138 = r135 <= 2147483647ull; r11 = (u64)r4; r136 = r11; r137 = r136 <= 2147483648ull; r139 = r14; r140 = r139 <= 2147483648ull; r141 = r136 + r139; r142 = r141 + r139; r143 = r142 + r139; r144 = r143 + r139; r145 = r144 <= 2147483648ull; r146 = r103 & r104; r147 = r146 & r107; r148 = r147 & r109; r149 = r148 & r110; r150 = r149 & r112; r151 = r150 & r113; r152 = r151 & r115; r153 = r152 & r116; r154 = r153 & r118; r155 = r154 & r119; r156 = r155 & r121; r157 = r156 & r122; r158 = r157 & r124; r159 = r158 & r125; r160 = r159 & r127; r161 = r160 & r128; r162 = r161 & r130; r163 = r162 & r131; r164 = r163 & r133; r165 = r164 & r134; r166 = r165 & r137; r167 = r166 & r138; r168 = r167 & r140; r169 = r168 & r145; r170 = (i32)r3; if (!r169) goto b89; r179 = (i32)r4; r315 = (u64)r8; r180 = (i32)r2; r301 = r315; r181 = r180; r287 = r315; r182 = r180; r273 = r315; r183 = r180; r279 = (u32)r8; r293 = r279; r307 = r279; r321 = r279; r326 = r279 > 1u ? r279 : 1u; r327 = qd_div_u32(4294967295u, r326);
+b5: // unrolled head (int32)
 #line 27 "kernels.go"
-	r102 = r3 < r4; if (!r102) goto b38; r103 = (u64)r3; r104 = r11 - r103; r105 = r104 > r15; if (!r105) goto b29; r17 = r3; r240 = (u64)r17; r242 = r240 | r241; r243 = r242 >> 32; r244 = (u32)r243; r245 = r244 == 0u; if (!r245) goto b28; r246 = (u32)r17; r275 = __umulhi(r246, r253); r276 = r275 * r247; r277 = r246 - r276; r278 = r277 - r247; r279 = r277 < r278 ? r277 : r278; r280 = r277 - r279; r281 = r280 < 1u ? r280 : 1u;
-	r248 = r275 + r281; r249 = r279; r238 = (i64)r248; r239 = (i64)r249;
-b8: // rangeint.body (unrolled 0) (int32)
+	r171 = r170 < r179; if (!r171) goto b88; r3 = (i64)r170; r172 = (u64)r3; r173 = r11 - r172; r174 = r173 > r15; if (!r174) goto b31; r3 = (i64)r170; r17 = r3; r314 = (u64)r17; r316 = r314 | r315; r317 = r316 >> 32; r318 = (u32)r317; r319 = r318 == 0u; if (!r319) goto b30; r320 = (u32)r17; r349 = __umulhi(r320, r327); r350 = r349 * r321; r351 = r320 - r350; r352 = r351 - r321; r353 = r351 < r352 ? r351 : r352; r354 = r351 - r353; r355 = r354 < 1u ? r354 : 1u;
+	r322 = r349 + r355; r323 = r353; r312 = (i64)r322; r313 = (i64)r323;
+b10: // rangeint.body (unrolled 0) (int32)
 #line 28 "kernels.go"
-	r18 = r238; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r239; r23 = (u64)r21 + (u64)r22;
+	r18 = r312; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r313; r23 = (u64)r21 + (u64)r22;
 	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
-	r33 = -r32; r106 = qd_max_f32(r0, r32); r34 = qd_max_f32(r106, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34;
+	r33 = -r32; r175 = qd_max_f32(r0, r32); r34 = qd_max_f32(r175, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34;
 #line 27 "kernels.go"
-	r3 = (u64)r3 + (u64)r2;
+	r170 = (u32)r170 + (u32)r180; r3 = (i64)r170;
 #line 30 "kernels.go"
-	r17 = r3; r226 = (u64)r17; r228 = r226 | r227; r229 = r228 >> 32; r230 = (u32)r229; r231 = r230 == 0u; if (!r231) goto b27; r232 = (u32)r17; r268 = __umulhi(r232, r253); r269 = r268 * r233; r270 = r232 - r269; r271 = r270 - r233; r272 = r270 < r271 ? r270 : r271; r273 = r270 - r272; r274 = r273 < 1u ? r273 : 1u;
+	r17 = r3; r300 = (u64)r17; r302 = r300 | r301; r303 = r302 >> 32; r304 = (u32)r303; r305 = r304 == 0u; if (!r305) goto b29; r306 = (u32)r17; r342 = __umulhi(r306, r327); r343 = r342 * r307; r344 = r306 - r343; r345 = r344 - r307; r346 = r344 < r345 ? r344 : r345; r347 = r344 - r346; r348 = r347 < 1u ? r347 : 1u;
 #line 28 "kernels.go"
-	r234 = r268 + r274; r235 = r272; r224 = (i64)r234; r225 = (i64)r235;
-b13: // rangeint.body (unrolled 1) (int32)
+	r308 = r342 + r348; r309 = r346; r298 = (i64)r308; r299 = (i64)r309;
+b15: // rangeint.body (unrolled 1) (int32)
 #line 28 "kernels.go"
-	r18 = r224; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r225; r23 = (u64)r21 + (u64)r22;
+	r18 = r298; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r299; r23 = (u64)r21 + (u64)r22;
 	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
-	r33 = -r32; r107 = qd_max_f32(r0, r32); r34 = qd_max_f32(r107, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r3 = (u64)r3 + (u64)r2; r17 = r3; r212 = (u64)r17; r214 = r212 | r213; r215 = r214 >> 32; r216 = (u32)r215; r217 = r216 == 0u; if (!r217) goto b26; r218 = (u32)r17; r261 = __umulhi(r218, r253); r262 = r261 * r219; r263 = r218 - r262; r264 = r263 - r219; r265 = r263 < r264 ? r263 : r264; r266 = r263 - r265; r267 = r266 < 1u ? r266 : 1u;
+	r33 = -r32; r176 = qd_max_f32(r0, r32); r34 = qd_max_f32(r176, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r170 = (u32)r170 + (u32)r181; r3 = (i64)r170; r17 = r3; r286 = (u64)r17; r288 = r286 | r287; r289 = r288 >> 32; r290 = (u32)r289; r291 = r290 == 0u; if (!r291) goto b28; r292 = (u32)r17; r335 = __umulhi(r292, r327); r336 = r335 * r293; r337 = r292 - r336; r338 = r337 - r293; r339 = r337 < r338 ? r337 : r338; r340 = r337 - r339; r341 = r340 < 1u ? r340 : 1u;
 #line 28 "kernels.go"
-	r220 = r261 + r267; r221 = r265; r210 = (i64)r220; r211 = (i64)r221;
-b18: // rangeint.body (unrolled 2) (int32)
+	r294 = r335 + r341; r295 = r339; r284 = (i64)r294; r285 = (i64)r295;
+b20: // rangeint.body (unrolled 2) (int32)
 #line 28 "kernels.go"
-	r18 = r210; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r211; r23 = (u64)r21 + (u64)r22;
+	r18 = r284; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r285; r23 = (u64)r21 + (u64)r22;
 	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
-	r33 = -r32; r108 = qd_max_f32(r0, r32); r34 = qd_max_f32(r108, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r3 = (u64)r3 + (u64)r2; r17 = r3; r198 = (u64)r17; r200 = r198 | r199; r201 = r200 >> 32; r202 = (u32)r201; r203 = r202 == 0u; if (!r203) goto b25; r204 = (u32)r17; r254 = __umulhi(r204, r253); r255 = r254 * r205; r256 = r204 - r255; r257 = r256 - r205; r258 = r256 < r257 ? r256 : r257; r259 = r256 - r258; r260 = r259 < 1u ? r259 : 1u;
+	r33 = -r32; r177 = qd_max_f32(r0, r32); r34 = qd_max_f32(r177, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r170 = (u32)r170 + (u32)r182; r3 = (i64)r170; r17 = r3; r272 = (u64)r17; r274 = r272 | r273; r275 = r274 >> 32; r276 = (u32)r275; r277 = r276 == 0u; if (!r277) goto b27; r278 = (u32)r17; r328 = __umulhi(r278, r327); r329 = r328 * r279; r330 = r278 - r329; r331 = r330 - r279; r332 = r330 < r331 ? r330 : r331; r333 = r330 - r332; r334 = r333 < 1u ? r333 : 1u;
 #line 28 "kernels.go"
-	r206 = r254 + r260; r207 = r258; r196 = (i64)r206; r197 = (i64)r207;
-b23: // rangeint.body (unrolled 3) (int32)
+	r280 = r328 + r334; r281 = r332; r270 = (i64)r280; r271 = (i64)r281;
+b25: // rangeint.body (unrolled 3) (int32)
 #line 28 "kernels.go"
-	r18 = r196; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r197; r23 = (u64)r21 + (u64)r22;
+	r18 = r270; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r271; r23 = (u64)r21 + (u64)r22;
 	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
-	r33 = -r32; r109 = qd_max_f32(r0, r32); r34 = qd_max_f32(r109, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r3 = (u64)r3 + (u64)r2; goto b3;
-b25: // divide in 64 bits
-#line 28 "kernels.go"
-	r196 = qd_div_i64(r17, r8); r209 = (u64)r196 * (u64)r8; r197 = (u64)r17 - (u64)r209; goto b23;
-b26: // divide in 64 bits
-#line 28 "kernels.go"
-	r210 = qd_div_i64(r17, r8); r223 = (u64)r210 * (u64)r8; r211 = (u64)r17 - (u64)r223; goto b18;
+	r33 = -r32; r178 = qd_max_f32(r0, r32); r34 = qd_max_f32(r178, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r170 = (u32)r170 + (u32)r183; goto b5;
 b27: // divide in 64 bits
 #line 28 "kernels.go"
-	r224 = qd_div_i64(r17, r8); r237 = (u64)r224 * (u64)r8; r225 = (u64)r17 - (u64)r237; goto b13;
+	r270 = qd_div_i64(r17, r8); r283 = (u64)r270 * (u64)r8; r271 = (u64)r17 - (u64)r283; goto b25;
 b28: // divide in 64 bits
 #line 28 "kernels.go"
-	r238 = qd_div_i64(r17, r8); r251 = (u64)r238 * (u64)r8; r239 = (u64)r17 - (u64)r251; goto b8;
-b29: // preheader
+	r284 = qd_div_i64(r17, r8); r297 = (u64)r284 * (u64)r8; r285 = (u64)r17 - (u64)r297; goto b20;
+b29: // divide in 64 bits
 #line 28 "kernels.go"
-	r100 = r97; if (!r100) goto b76; r185 = (u64)r8; r191 = (u32)r8; r282 = r191 > 1u ? r191 : 1u; r283 = qd_div_u32(4294967295u, r282);
-b31: // index (int32)
+	r298 = qd_div_i64(r17, r8); r311 = (u64)r298 * (u64)r8; r299 = (u64)r17 - (u64)r311; goto b15;
+b30: // divide in 64 bits
+#line 28 "kernels.go"
+	r312 = qd_div_i64(r17, r8); r325 = (u64)r312 * (u64)r8; r313 = (u64)r17 - (u64)r325; goto b10;
+b31: // index bounds exit
+#line 28 "kernels.go"
+	r3 = (i64)r170;
+b32: // preheader
+#line 28 "kernels.go"
+	r100 = r97; if (!r100) goto b79; r259 = (u64)r8; r265 = (u32)r8; r356 = r265 > 1u ? r265 : 1u; r357 = qd_div_u32(4294967295u, r356);
+b34: // index (int32)
 #line 30 "kernels.go"
-	r17 = r3; r184 = (u64)r17; r186 = r184 | r185; r187 = r186 >> 32; r188 = (u32)r187; r189 = r188 == 0u; if (!r189) goto b75; r190 = (u32)r17; r284 = __umulhi(r190, r283); r285 = r284 * r191; r286 = r190 - r285; r287 = r286 - r191; r288 = r286 < r287 ? r286 : r287; r289 = r286 - r288; r290 = r289 < 1u ? r289 : 1u;
+	r17 = r3; r258 = (u64)r17; r260 = r258 | r259; r261 = r260 >> 32; r262 = (u32)r261; r263 = r262 == 0u; if (!r263) goto b78; r264 = (u32)r17; r358 = __umulhi(r264, r357); r359 = r358 * r265; r360 = r264 - r359; r361 = r360 - r265; r362 = r360 < r361 ? r360 : r361; r363 = r360 - r362; r364 = r363 < 1u ? r363 : 1u;
 #line 28 "kernels.go"
-	r192 = r284 + r290; r193 = r288; r182 = (i64)r192; r183 = (i64)r193;
-b34: // rangeint.body (int32)
+	r266 = r358 + r364; r267 = r362; r256 = (i64)r266; r257 = (i64)r267;
+b37: // rangeint.body (int32)
 #line 28 "kernels.go"
-	r18 = r182; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r183; r23 = (u64)r21 + (u64)r22;
+	r18 = r256; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r257; r23 = (u64)r21 + (u64)r22;
 	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
-	r33 = -r32; r111 = qd_max_f32(r0, r32); r34 = qd_max_f32(r111, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; if (!r37) goto b74; r0 = r34; r3 = (u64)r3 + (u64)r2; r110 = r3 < r4; if (r110) goto b31;
-b38: // exit
+	r33 = -r32; r185 = qd_max_f32(r0, r32); r34 = qd_max_f32(r185, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; if (!r37) goto b77; r0 = r34; r3 = (u64)r3 + (u64)r2; r184 = r3 < r4; if (r184) goto b34;
+b41: // exit
 #line 30 "kernels.go"
 	r42 = (i64)(threadIdx.x % warpSize); r43 = (i64)(threadIdx.x / warpSize); r59 = r43 == 0ll; r44 = (i64)warpSize; r45 = (u64)r43 * (u64)r44; r46 = (i64)blockDim.x; r47 = (u64)r46 - (u64)r45; r48 = r47 < r44 ? r47 : r44; r49 = r44 >> 1;
-b39: // reduction shuffle
+b42: // reduction shuffle
 #line 30 "kernels.go"
-	r50 = qd_shfl_down(r0, (u32)r49); r51 = (u64)r42 + (u64)r49; r52 = r51 < r48; if (!r52) goto b41; r0 = qd_max_f32(r0, r50);
-b41: // reduction next
+	r50 = qd_shfl_down(r0, (u32)r49); r51 = (u64)r42 + (u64)r49; r52 = r51 < r48; if (!r52) goto b44; r0 = qd_max_f32(r0, r50);
+b44: // reduction next
 #line 30 "kernels.go"
-	r49 = r49 >> 1; r53 = r49 != 0ll; if (!r53) goto b51; r330 = qd_shfl_down(r0, (u32)r49); r331 = (u64)r42 + (u64)r49; r332 = r331 < r48; if (!r332) goto b44; r0 = qd_max_f32(r0, r330);
-b44: // reduction next (unrolled 1)
+	r49 = r49 >> 1; r53 = r49 != 0ll; if (!r53) goto b54; r404 = qd_shfl_down(r0, (u32)r49); r405 = (u64)r42 + (u64)r49; r406 = r405 < r48; if (!r406) goto b47; r0 = qd_max_f32(r0, r404);
+b47: // reduction next (unrolled 1)
 #line 30 "kernels.go"
-	r49 = r49 >> 1; r333 = r49 != 0ll; if (!r333) goto b51; r334 = qd_shfl_down(r0, (u32)r49); r335 = (u64)r42 + (u64)r49; r336 = r335 < r48; if (!r336) goto b47; r0 = qd_max_f32(r0, r334);
-b47: // reduction next (unrolled 2)
+	r49 = r49 >> 1; r407 = r49 != 0ll; if (!r407) goto b54; r408 = qd_shfl_down(r0, (u32)r49); r409 = (u64)r42 + (u64)r49; r410 = r409 < r48; if (!r410) goto b50; r0 = qd_max_f32(r0, r408);
+b50: // reduction next (unrolled 2)
 #line 30 "kernels.go"
-	r49 = r49 >> 1; r337 = r49 != 0ll; if (!r337) goto b51; r338 = qd_shfl_down(r0, (u32)r49); r339 = (u64)r42 + (u64)r49; r340 = r339 < r48; if (!r340) goto b50; r0 = qd_max_f32(r0, r338);
-b50: // reduction next (unrolled 3)
+	r49 = r49 >> 1; r411 = r49 != 0ll; if (!r411) goto b54; r412 = qd_shfl_down(r0, (u32)r49); r413 = (u64)r42 + (u64)r49; r414 = r413 < r48; if (!r414) goto b53; r0 = qd_max_f32(r0, r412);
+b53: // reduction next (unrolled 3)
 #line 30 "kernels.go"
-	r49 = r49 >> 1; r341 = r49 != 0ll; if (r341) goto b39;
-b51: // reduction shuffled
+	r49 = r49 >> 1; r415 = r49 != 0ll; if (r415) goto b42;
+b54: // reduction shuffled
 #line 30 "kernels.go"
-	r54 = r42 == 0ll; if (!r54) goto b53; r55 = (char *)qvar_reduce0; r56 = r43; r57 = r56; r58 = r55 + r57 * 8; *(float *)r58 = r0;
-b53: // reduction barrier
+	r54 = r42 == 0ll; if (!r54) goto b56; r55 = (char *)qvar_reduce0; r56 = r43; r57 = r56; r58 = r55 + r57 * 8; *(float *)r58 = r0;
+b56: // reduction barrier
 #line 30 "kernels.go"
-	__syncthreads(); if (!r59) goto b72; r60 = (u64)r42 * (u64)r44; r61 = (i64)blockDim.x; r62 = r60 < r61; if (!r62) goto b73; r63 = (char *)qvar_reduce0; r64 = r42; r65 = r64; r66 = r63 + r65 * 8; r0 = *(float *)r66;
-b56: // reduction warps
+	__syncthreads(); if (!r59) goto b75; r60 = (u64)r42 * (u64)r44; r61 = (i64)blockDim.x; r62 = r60 < r61; if (!r62) goto b76; r63 = (char *)qvar_reduce0; r64 = r42; r65 = r64; r66 = r63 + r65 * 8; r0 = *(float *)r66;
+b59: // reduction warps
 #line 30 "kernels.go"
 	r67 = r45; r68 = (i64)blockDim.x; r69 = (u64)r68 - (u64)r67; r70 = r69 < r44 ? r69 : r44; r71 = r44 >> 1;
-b57: // reduction shuffle
+b60: // reduction shuffle
 #line 30 "kernels.go"
-	r72 = qd_shfl_down(r0, (u32)r71); r73 = (u64)r42 + (u64)r71; r74 = r73 < r70; if (!r74) goto b59; r0 = qd_max_f32(r0, r72);
-b59: // reduction next
+	r72 = qd_shfl_down(r0, (u32)r71); r73 = (u64)r42 + (u64)r71; r74 = r73 < r70; if (!r74) goto b62; r0 = qd_max_f32(r0, r72);
+b62: // reduction next
 #line 30 "kernels.go"
-	r71 = r71 >> 1; r75 = r71 != 0ll; if (!r75) goto b69; r342 = qd_shfl_down(r0, (u32)r71); r343 = (u64)r42 + (u64)r71; r344 = r343 < r70; if (!r344) goto b62; r0 = qd_max_f32(r0, r342);
-b62: // reduction next (unrolled 1)
+	r71 = r71 >> 1; r75 = r71 != 0ll; if (!r75) goto b72; r416 = qd_shfl_down(r0, (u32)r71); r417 = (u64)r42 + (u64)r71; r418 = r417 < r70; if (!r418) goto b65; r0 = qd_max_f32(r0, r416);
+b65: // reduction next (unrolled 1)
 #line 30 "kernels.go"
-	r71 = r71 >> 1; r345 = r71 != 0ll; if (!r345) goto b69; r346 = qd_shfl_down(r0, (u32)r71); r347 = (u64)r42 + (u64)r71; r348 = r347 < r70; if (!r348) goto b65; r0 = qd_max_f32(r0, r346);
-b65: // reduction next (unrolled 2)
+	r71 = r71 >> 1; r419 = r71 != 0ll; if (!r419) goto b72; r420 = qd_shfl_down(r0, (u32)r71); r421 = (u64)r42 + (u64)r71; r422 = r421 < r70; if (!r422) goto b68; r0 = qd_max_f32(r0, r420);
+b68: // reduction next (unrolled 2)
 #line 30 "kernels.go"
-	r71 = r71 >> 1; r349 = r71 != 0ll; if (!r349) goto b69; r350 = qd_shfl_down(r0, (u32)r71); r351 = (u64)r42 + (u64)r71; r352 = r351 < r70; if (!r352) goto b68; r0 = qd_max_f32(r0, r350);
-b68: // reduction next (unrolled 3)
+	r71 = r71 >> 1; r423 = r71 != 0ll; if (!r423) goto b72; r424 = qd_shfl_down(r0, (u32)r71); r425 = (u64)r42 + (u64)r71; r426 = r425 < r70; if (!r426) goto b71; r0 = qd_max_f32(r0, r424);
+b71: // reduction next (unrolled 3)
 #line 30 "kernels.go"
-	r71 = r71 >> 1; r353 = r71 != 0ll; if (r353) goto b57;
-b69: // reduction shuffled
+	r71 = r71 >> 1; r427 = r71 != 0ll; if (r427) goto b60;
+b72: // reduction shuffled
 #line 30 "kernels.go"
-	r76 = r54; if (!r76) goto b72; r77 = (i64)blockIdx.x; r82 = r77 == 0ll; r101 = r80 + r77 * 8; r81 = r101 + 16ll; *(float *)r81 = r0; if (!r82) goto b72; r83 = (i64)gridDim.x; r84 = r80 + 8ll; *(i64 *)r84 = r83;
-b72: // reduction done
+	r76 = r54; if (!r76) goto b75; r77 = (i64)blockIdx.x; r82 = r77 == 0ll; r101 = r80 + r77 * 8; r81 = r101 + 16ll; *(float *)r81 = r0; if (!r82) goto b75; r83 = (i64)gridDim.x; r84 = r80 + 8ll; *(i64 *)r84 = r83;
+b75: // reduction done
 #line 30 "kernels.go"
 	return;
-b73: // reduction none
+b76: // reduction none
 #line 30 "kernels.go"
-	r0 = __uint_as_float(0xff800000u); goto b56;
-b74: // edge 1→2
+	r0 = __uint_as_float(0xff800000u); goto b59;
+b77: // edge 1→2
 #line 30 "kernels.go"
-	r0 = r34; goto b38;
-b75: // divide in 64 bits
+	r0 = r34; goto b41;
+b78: // divide in 64 bits
 #line 28 "kernels.go"
-	r182 = qd_div_i64(r17, r8); r195 = (u64)r182 * (u64)r8; r183 = (u64)r17 - (u64)r195; goto b34;
-b76: // preheader
+	r256 = qd_div_i64(r17, r8); r269 = (u64)r256 * (u64)r8; r257 = (u64)r17 - (u64)r269; goto b37;
+b79: // preheader
 #line 28 "kernels.go"
-	r171 = (u64)r8; r177 = (u32)r8; r291 = r177 > 1u ? r177 : 1u; r292 = qd_div_u32(4294967295u, r291);
-b77: // index (checked if)
+	r245 = (u64)r8; r251 = (u32)r8; r365 = r251 > 1u ? r251 : 1u; r366 = qd_div_u32(4294967295u, r365);
+b80: // index (checked if)
 #line 30 "kernels.go"
 	r17 = r3;
 #line 28 "kernels.go"
-	if (r8 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r170 = (u64)r17; r172 = r170 | r171; r173 = r172 >> 32; r174 = (u32)r173; r175 = r174 == 0u; if (!r175) goto b84; r176 = (u32)r17; r293 = __umulhi(r176, r292); r294 = r293 * r177; r295 = r176 - r294; r296 = r295 - r177; r297 = r295 < r296 ? r295 : r296; r298 = r295 - r297; r299 = r298 < 1u ? r298 : 1u; r178 = r293 + r299; r179 = r297; r168 = (i64)r178; r169 = (i64)r179;
-b80: // rangeint.body (checked if)
+	if (r8 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r244 = (u64)r17; r246 = r244 | r245; r247 = r246 >> 32; r248 = (u32)r247; r249 = r248 == 0u; if (!r249) goto b87; r250 = (u32)r17; r367 = __umulhi(r250, r366); r368 = r367 * r251; r369 = r250 - r368; r370 = r369 - r251; r371 = r369 < r370 ? r369 : r370; r372 = r369 - r371; r373 = r372 < 1u ? r372 : 1u; r252 = r367 + r373; r253 = r371; r242 = (i64)r252; r243 = (i64)r253;
+b83: // rangeint.body (checked if)
 #line 28 "kernels.go"
-	r18 = r168; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r169; r23 = (u64)r21 + (u64)r22;
+	r18 = r242; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r243; r23 = (u64)r21 + (u64)r22;
 	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
-	r33 = -r32; r99 = qd_max_f32(r0, r32); r34 = qd_max_f32(r99, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; if (!r37) goto b74; r0 = r34; r3 = (u64)r3 + (u64)r2; r98 = r3 < r4; if (r98) goto b77; goto b38;
-b84: // divide in 64 bits
+	r33 = -r32; r99 = qd_max_f32(r0, r32); r34 = qd_max_f32(r99, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; if (!r37) goto b77; r0 = r34; r3 = (u64)r3 + (u64)r2; r98 = r3 < r4; if (r98) goto b80; goto b41;
+b87: // divide in 64 bits
 #line 28 "kernels.go"
-	r168 = qd_div_i64(r17, r8); r181 = (u64)r168 * (u64)r8; r169 = (u64)r17 - (u64)r181; goto b80;
-b85: // preheader
-#line 27 "kernels.go"
-	r87 = (u64)r4; r90 = (u64)r2; r91 = r90 * 3ull; r157 = (u64)r8; r143 = r157; r129 = r157; r115 = r157; r121 = (u32)r8; r135 = r121; r149 = r121; r163 = r121; r300 = r121 > 1u ? r121 : 1u; r301 = qd_div_u32(4294967295u, r300);
-b86: // unrolled head (checked if)
-#line 27 "kernels.go"
-	r86 = r3 < r4; if (!r86) goto b38; r88 = (u64)r3; r89 = r87 - r88; r92 = r89 > r91; if (!r92) goto b29; r17 = r3;
-	if (r8 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r156 = (u64)r17; r158 = r156 | r157; r159 = r158 >> 32; r160 = (u32)r159; r161 = r160 == 0u; if (!r161) goto b111; r162 = (u32)r17; r323 = __umulhi(r162, r301); r324 = r323 * r163; r325 = r162 - r324; r326 = r325 - r163; r327 = r325 < r326 ? r325 : r326; r328 = r325 - r327; r329 = r328 < 1u ? r328 : 1u; r164 = r323 + r329; r165 = r327; r154 = (i64)r164; r155 = (i64)r165;
-b91: // rangeint.body (unrolled 0) (checked if)
+	r242 = qd_div_i64(r17, r8); r255 = (u64)r242 * (u64)r8; r243 = (u64)r17 - (u64)r255; goto b83;
+b88: // index bounds exit
 #line 28 "kernels.go"
-	r18 = r154; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r155; r23 = (u64)r21 + (u64)r22;
+	r3 = (i64)r170; goto b41;
+b89: // preheader
+#line 27 "kernels.go"
+	r87 = (u64)r4; r90 = (u64)r2; r91 = r90 * 3ull; r231 = (u64)r8; r217 = r231; r203 = r231; r189 = r231; r195 = (u32)r8; r209 = r195; r223 = r195; r237 = r195; r374 = r195 > 1u ? r195 : 1u; r375 = qd_div_u32(4294967295u, r374);
+b90: // unrolled head (checked if)
+#line 27 "kernels.go"
+	r86 = r3 < r4; if (!r86) goto b41; r88 = (u64)r3; r89 = r87 - r88; r92 = r89 > r91; if (!r92) goto b32; r17 = r3;
+	if (r8 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r230 = (u64)r17; r232 = r230 | r231; r233 = r232 >> 32; r234 = (u32)r233; r235 = r234 == 0u; if (!r235) goto b115; r236 = (u32)r17; r397 = __umulhi(r236, r375); r398 = r397 * r237; r399 = r236 - r398; r400 = r399 - r237; r401 = r399 < r400 ? r399 : r400; r402 = r399 - r401; r403 = r402 < 1u ? r402 : 1u; r238 = r397 + r403; r239 = r401; r228 = (i64)r238; r229 = (i64)r239;
+b95: // rangeint.body (unrolled 0) (checked if)
+#line 28 "kernels.go"
+	r18 = r228; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r229; r23 = (u64)r21 + (u64)r22;
 	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
 	r33 = -r32; r93 = qd_max_f32(r0, r32); r34 = qd_max_f32(r93, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34;
 #line 27 "kernels.go"
 	r3 = (u64)r3 + (u64)r2;
 #line 30 "kernels.go"
-	r17 = r3; r142 = (u64)r17; r144 = r142 | r143; r145 = r144 >> 32; r146 = (u32)r145; r147 = r146 == 0u; if (!r147) goto b110; r148 = (u32)r17; r316 = __umulhi(r148, r301); r317 = r316 * r149; r318 = r148 - r317; r319 = r318 - r149; r320 = r318 < r319 ? r318 : r319; r321 = r318 - r320; r322 = r321 < 1u ? r321 : 1u;
+	r17 = r3; r216 = (u64)r17; r218 = r216 | r217; r219 = r218 >> 32; r220 = (u32)r219; r221 = r220 == 0u; if (!r221) goto b114; r222 = (u32)r17; r390 = __umulhi(r222, r375); r391 = r390 * r223; r392 = r222 - r391; r393 = r392 - r223; r394 = r392 < r393 ? r392 : r393; r395 = r392 - r394; r396 = r395 < 1u ? r395 : 1u;
 #line 28 "kernels.go"
-	r150 = r316 + r322; r151 = r320; r140 = (i64)r150; r141 = (i64)r151;
-b96: // rangeint.body (unrolled 1) (checked if)
+	r224 = r390 + r396; r225 = r394; r214 = (i64)r224; r215 = (i64)r225;
+b100: // rangeint.body (unrolled 1) (checked if)
 #line 28 "kernels.go"
-	r18 = r140; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r141; r23 = (u64)r21 + (u64)r22;
+	r18 = r214; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r215; r23 = (u64)r21 + (u64)r22;
 	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
-	r33 = -r32; r94 = qd_max_f32(r0, r32); r34 = qd_max_f32(r94, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r3 = (u64)r3 + (u64)r2; r17 = r3; r128 = (u64)r17; r130 = r128 | r129; r131 = r130 >> 32; r132 = (u32)r131; r133 = r132 == 0u; if (!r133) goto b109; r134 = (u32)r17; r309 = __umulhi(r134, r301); r310 = r309 * r135; r311 = r134 - r310; r312 = r311 - r135; r313 = r311 < r312 ? r311 : r312; r314 = r311 - r313; r315 = r314 < 1u ? r314 : 1u;
+	r33 = -r32; r94 = qd_max_f32(r0, r32); r34 = qd_max_f32(r94, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r3 = (u64)r3 + (u64)r2; r17 = r3; r202 = (u64)r17; r204 = r202 | r203; r205 = r204 >> 32; r206 = (u32)r205; r207 = r206 == 0u; if (!r207) goto b113; r208 = (u32)r17; r383 = __umulhi(r208, r375); r384 = r383 * r209; r385 = r208 - r384; r386 = r385 - r209; r387 = r385 < r386 ? r385 : r386; r388 = r385 - r387; r389 = r388 < 1u ? r388 : 1u;
 #line 28 "kernels.go"
-	r136 = r309 + r315; r137 = r313; r126 = (i64)r136; r127 = (i64)r137;
-b101: // rangeint.body (unrolled 2) (checked if)
+	r210 = r383 + r389; r211 = r387; r200 = (i64)r210; r201 = (i64)r211;
+b105: // rangeint.body (unrolled 2) (checked if)
 #line 28 "kernels.go"
-	r18 = r126; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r127; r23 = (u64)r21 + (u64)r22;
+	r18 = r200; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r201; r23 = (u64)r21 + (u64)r22;
 	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
-	r33 = -r32; r95 = qd_max_f32(r0, r32); r34 = qd_max_f32(r95, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r3 = (u64)r3 + (u64)r2; r17 = r3; r114 = (u64)r17; r116 = r114 | r115; r117 = r116 >> 32; r118 = (u32)r117; r119 = r118 == 0u; if (!r119) goto b108; r120 = (u32)r17; r302 = __umulhi(r120, r301); r303 = r302 * r121; r304 = r120 - r303; r305 = r304 - r121; r306 = r304 < r305 ? r304 : r305; r307 = r304 - r306; r308 = r307 < 1u ? r307 : 1u;
+	r33 = -r32; r95 = qd_max_f32(r0, r32); r34 = qd_max_f32(r95, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r3 = (u64)r3 + (u64)r2; r17 = r3; r188 = (u64)r17; r190 = r188 | r189; r191 = r190 >> 32; r192 = (u32)r191; r193 = r192 == 0u; if (!r193) goto b112; r194 = (u32)r17; r376 = __umulhi(r194, r375); r377 = r376 * r195; r378 = r194 - r377; r379 = r378 - r195; r380 = r378 < r379 ? r378 : r379; r381 = r378 - r380; r382 = r381 < 1u ? r381 : 1u;
 #line 28 "kernels.go"
-	r122 = r302 + r308; r123 = r306; r112 = (i64)r122; r113 = (i64)r123;
-b106: // rangeint.body (unrolled 3) (checked if)
+	r196 = r376 + r382; r197 = r380; r186 = (i64)r196; r187 = (i64)r197;
+b110: // rangeint.body (unrolled 3) (checked if)
 #line 28 "kernels.go"
-	r18 = r112; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r113; r23 = (u64)r21 + (u64)r22;
+	r18 = r186; r19 = (u64)r7 + (u64)r18; r20 = (u64)r19 * (u64)r9; r21 = (u64)r20 + 1ull; r22 = r187; r23 = (u64)r21 + (u64)r22;
 	if ((u64)r23 >= (u64)r26) { qd_site = 2; qd_x = r23; qd_y = r26; goto qd_fault; } r24 = r25 + r23 * 4; r27 = *(float *)r24; if ((u64)r23 >= (u64)r30) { qd_site = 3; qd_x = r23; qd_y = r30; goto qd_fault; } r28 = r29 + r23 * 4; r31 = *(float *)r28; r32 = r27 - r31;
-	r33 = -r32; r96 = qd_max_f32(r0, r32); r34 = qd_max_f32(r96, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r3 = (u64)r3 + (u64)r2; goto b86;
-b108: // divide in 64 bits
+	r33 = -r32; r96 = qd_max_f32(r0, r32); r34 = qd_max_f32(r96, r33); r36 = (u64)r17 + 1ull; r37 = r36 < r4; r0 = r34; r3 = (u64)r3 + (u64)r2; goto b90;
+b112: // divide in 64 bits
 #line 28 "kernels.go"
-	r112 = qd_div_i64(r17, r8); r125 = (u64)r112 * (u64)r8; r113 = (u64)r17 - (u64)r125; goto b106;
-b109: // divide in 64 bits
+	r186 = qd_div_i64(r17, r8); r199 = (u64)r186 * (u64)r8; r187 = (u64)r17 - (u64)r199; goto b110;
+b113: // divide in 64 bits
 #line 28 "kernels.go"
-	r126 = qd_div_i64(r17, r8); r139 = (u64)r126 * (u64)r8; r127 = (u64)r17 - (u64)r139; goto b101;
-b110: // divide in 64 bits
+	r200 = qd_div_i64(r17, r8); r213 = (u64)r200 * (u64)r8; r201 = (u64)r17 - (u64)r213; goto b105;
+b114: // divide in 64 bits
 #line 28 "kernels.go"
-	r140 = qd_div_i64(r17, r8); r153 = (u64)r140 * (u64)r8; r141 = (u64)r17 - (u64)r153; goto b96;
-b111: // divide in 64 bits
+	r214 = qd_div_i64(r17, r8); r227 = (u64)r214 * (u64)r8; r215 = (u64)r17 - (u64)r227; goto b100;
+b115: // divide in 64 bits
 #line 28 "kernels.go"
-	r154 = qd_div_i64(r17, r8); r167 = (u64)r154 * (u64)r8; r155 = (u64)r17 - (u64)r167; goto b91;
+	r228 = qd_div_i64(r17, r8); r241 = (u64)r228 * (u64)r8; r229 = (u64)r17 - (u64)r241; goto b95;
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "db951f4cffe3c7261da9156ef68214194f0b37f82e3b1ecc70e1c98bf629b1c1"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "200196d51ba27941f30ca54c54927f52f7f9084ba8ba22f967a195fda38e1210"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9b909989a90cc31ed449160e7fc50e01266ade753b9a7f77d5ecc7557137911e"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "61f3690bc295963515bfb734e935b4c4a4e4acc7aa8ee134220052d2c31472aa"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

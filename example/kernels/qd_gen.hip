@@ -21,26 +21,41 @@ __device__ u32 qd_fault_claim;
 extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4, i64 p5, char *p6) {
 	bool r4 = 0, r19 = 0, r20 = 0, r30 = 0, r34 = 0, r37 = 0, r43 = 0, r45 = 0;
 	bool r48 = 0, r50 = 0, r52 = 0, r57 = 0, r67 = 0, r68 = 0, r78 = 0, r80 = 0;
-	bool r90 = 0, r92 = 0, r102 = 0, r147 = 0;
-	i32 r145 = 0;
+	bool r90 = 0, r92 = 0, r102 = 0, r138 = 0, r141 = 0, r142 = 0, r145 = 0, r147 = 0;
+	bool r148 = 0, r150 = 0, r152 = 0, r153 = 0, r154 = 0, r156 = 0, r158 = 0, r160 = 0;
+	bool r162 = 0, r164 = 0, r166 = 0, r168 = 0, r170 = 0, r172 = 0, r174 = 0, r176 = 0;
+	bool r177 = 0, r178 = 0, r179 = 0, r180 = 0, r196 = 0, r198 = 0, r210 = 0, r220 = 0;
+	bool r231 = 0, r242 = 0;
+	i32 r136 = 0, r181 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r188 = 0, r189 = 0;
+	i32 r190 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0, r195 = 0, r256 = 0, r259 = 0;
+	i32 r260 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
 	i64 r21 = 0, r29 = 0, r32 = 0, r49 = 0, r56 = 0, r58 = 0, r66 = 0, r69 = 0;
 	i64 r77 = 0, r79 = 0, r81 = 0, r89 = 0, r91 = 0, r93 = 0, r101 = 0, r103 = 0;
-	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r121 = 0, r124 = 0;
-	i64 r127 = 0, r130 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0, r141 = 0;
-	i64 r143 = 0, r146 = 0, r148 = 0;
+	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r121 = 0, r123 = 0;
+	i64 r125 = 0, r127 = 0, r129 = 0, r131 = 0, r132 = 0, r134 = 0, r137 = 0, r139 = 0;
+	i64 r140 = 0, r143 = 0, r144 = 0, r146 = 0, r149 = 0, r151 = 0, r155 = 0, r157 = 0;
+	i64 r159 = 0, r161 = 0, r163 = 0, r165 = 0, r167 = 0, r169 = 0, r171 = 0, r173 = 0;
+	i64 r175 = 0, r200 = 0, r201 = 0, r209 = 0, r211 = 0, r219 = 0, r221 = 0, r222 = 0;
+	i64 r230 = 0, r232 = 0, r233 = 0, r241 = 0, r243 = 0;
+	u32 r182 = 0, r183 = 0, r257 = 0, r258 = 0;
 	u64 r31 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
 	u64 r42 = 0, r44 = 0, r46 = 0, r47 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
+	u64 r197 = 0, r199 = 0;
 	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0;
 	float r27 = 0, r60 = 0, r61 = 0, r63 = 0, r64 = 0, r71 = 0, r72 = 0, r74 = 0;
 	float r75 = 0, r83 = 0, r84 = 0, r86 = 0, r87 = 0, r95 = 0, r96 = 0, r98 = 0;
-	float r99 = 0;
+	float r99 = 0, r203 = 0, r204 = 0, r206 = 0, r207 = 0, r213 = 0, r214 = 0, r216 = 0;
+	float r217 = 0, r224 = 0, r225 = 0, r227 = 0, r228 = 0, r235 = 0, r236 = 0, r238 = 0;
+	float r239 = 0;
 	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r22 = 0, *r25 = 0, *r28 = 0;
 	char *r59 = 0, *r62 = 0, *r65 = 0, *r70 = 0, *r73 = 0, *r76 = 0, *r82 = 0, *r85 = 0;
 	char *r88 = 0, *r94 = 0, *r97 = 0, *r100 = 0, *r105 = 0, *r107 = 0, *r108 = 0, *r110 = 0;
 	char *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r117 = 0, *r119 = 0, *r120 = 0, *r122 = 0;
-	char *r123 = 0, *r125 = 0, *r126 = 0, *r128 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r135 = 0;
-	char *r137 = 0, *r139 = 0, *r142 = 0, *r144 = 0;
+	char *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r133 = 0, *r135 = 0, *r202 = 0, *r205 = 0;
+	char *r208 = 0, *r212 = 0, *r215 = 0, *r218 = 0, *r223 = 0, *r226 = 0, *r229 = 0, *r234 = 0;
+	char *r237 = 0, *r240 = 0, *r244 = 0, *r245 = 0, *r246 = 0, *r247 = 0, *r248 = 0, *r249 = 0;
+	char *r250 = 0, *r251 = 0, *r252 = 0, *r253 = 0, *r254 = 0, *r255 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 12 "kernels.go"
@@ -48,34 +63,39 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	r8 = p2; r31 = (u64)r8; r32 = r2; r33 = (u64)r32; r34 = r33 < r31;
 #line 12 "kernels.go"
 	r3 = p5; r35 = (u64)r3; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42;
-	r14 = p4; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; r13 = p3; r11 = p0; r7 = p1; if (!r34) goto b20; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; if (!r37) goto b20; if (!r43) goto b20; if (!r45) goto b20; if (!r48) goto b20; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49; r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
+	r14 = p4; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; r13 = p3; r11 = p0; r7 = p1; if (!r34) goto b24; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; if (!r37) goto b24; if (!r43) goto b24; if (!r45) goto b24; if (!r48) goto b24; r104 = (u64)r1 * 4ull; r106 = r104; r109 = r104; r112 = (u64)r1 * 8ull; r115 = r112; r118 = (u64)r1 * 12ull; r121 = r118; r131 = r2;
 #line 12 "kernels.go"
-	r141 = r140; r142 = r7 + r141 * 4; r144 = r13 + r141 * 4; r145 = (i32)r104; r146 = (i64)r145; r147 = r146 == r104; r148 = (u64)r146 * 4ull; if (!r147) goto b20;
-b8: // grid unrolled guard
+	r132 = r131; r133 = r7 + r132 * 4; r135 = r13 + r132 * 4; r136 = (i32)r104; r137 = (i64)r136; r138 = r137 == r104; r139 = (u64)r137 * 4ull; if (!r138) goto b24; r140 = p5; r141 = r140 >= (-2147483648ll); r142 = r140 <= 2147483647ll; r143 = (i64)((u64)gridDim.x * blockDim.x); r146 = (u64)r140 - 1ull; r147 = r146 >= (-2147483648ll); r173 = (u64)r143 * 4ull; r174 = r173 <= 2147483647ll; r175 = (u64)r146 + (u64)r173; r176 = r175 <= 2147483647ll; r177 = r141 & r142; r178 = r177 & r147; r179 = r178 & r174; r180 = r179 & r176; r181 = (i32)r2; if (!r180) goto b24; r256 = (i32)r3; r53 = r35; r257 = (u32)r53; r49 = (u64)r1 * 3ull; r55 = (u64)r49; r258 = (u32)r55; r266 = r136;
+b10: // grid unrolled guard (int32)
 #line 12 "kernels.go"
-	r50 = r2 < r3; if (!r50) goto b19; r54 = (u64)r2; r51 = r53 - r54; r52 = r51 > r55; if (!r52) goto b15;
-	r59 = r142; r60 = *(float *)r59; r61 = r11 * r60; r62 = r144; r63 = *(float *)r62; r64 = r61 + r63; r65 = r62; *(float *)r65 = r64; r105 = r59; r107 = r105 + r106 * 1; r70 = r107; r71 = *(float *)r70; r72 = r11 * r71; r108 = r62; r110 = r108 + r109 * 1; r73 = r110; r74 = *(float *)r73; r75 = r72 + r74; r113 = r110; r76 = r113; *(float *)r76 = r75; r114 = r59; r116 = r114 + r115 * 1; r82 = r116; r83 = *(float *)r82; r84 = r11 * r83; r117 = r62; r119 = r117 + r118 * 1; r85 = r119; r86 = *(float *)r85; r87 = r84 + r86; r122 = r119; r88 = r122; *(float *)r88 = r87; r123 = r59; r125 = r123 + r124 * 1; r94 = r125; r95 = *(float *)r94; r96 = r11 * r95; r126 = r62; r128 = r126 + r127 * 1; r97 = r128; r98 = *(float *)r97; r99 = r96 + r98; r131 = r128; r100 = r131; *(float *)r100 = r99; r2 = (u64)r2 + (u64)r104; r142 = r142 + r148 * 1; r144 = r144 + r148 * 1; goto b8;
-b15: // preheader
+	r196 = r181 < r256; if (!r196) goto b23; r183 = (u32)r181; r182 = r257 - r183; r198 = r182 > r258; if (!r198) goto b17;
+	r202 = r133; r203 = *(float *)r202; r204 = r11 * r203; r205 = r135; r206 = *(float *)r205; r207 = r204 + r206; r208 = r205; *(float *)r208 = r207; r244 = r202; r245 = r244 + r106 * 1; r212 = r245; r213 = *(float *)r212; r214 = r11 * r213; r246 = r205; r247 = r246 + r109 * 1; r215 = r247; r216 = *(float *)r215; r217 = r214 + r216; r218 = r215; *(float *)r218 = r217; r248 = r202; r249 = r248 + r112 * 1; r223 = r249; r224 = *(float *)r223; r225 = r11 * r224; r250 = r205; r251 = r250 + r115 * 1; r226 = r251; r227 = *(float *)r226; r228 = r225 + r227; r229 = r226; *(float *)r229 = r228; r252 = r202; r253 = r252 + r118 * 1; r234 = r253; r235 = *(float *)r234; r236 = r11 * r235; r254 = r205; r255 = r254 + r121 * 1; r237 = r255; r238 = *(float *)r237; r239 = r236 + r238; r240 = r237; *(float *)r240 = r239; r181 = (u32)r181 + (u32)r266; r133 = r133 + r139 * 1; r135 = r135 + r139 * 1; goto b10;
+b17: // index bounds exit
+#line 13 "kernels.go"
+	r2 = (i64)r181;
 #line 12 "kernels.go"
-	r132 = r2; r133 = r7 + r132 * 4; r134 = r104; r135 = r13 + r132 * 4;
-b16: // head
+	r123 = r2; r124 = r7 + r123 * 4; r125 = r104; r126 = r13 + r123 * 4;
+b19: // head
 #line 12 "kernels.go"
-	r4 = r2 < r3; if (!r4) goto b19;
-	r6 = r133; r9 = *(float *)r6; r10 = r11 * r9; r12 = r135; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
+	r4 = r2 < r3; if (!r4) goto b22;
+	r6 = r124; r9 = *(float *)r6; r10 = r11 * r9; r12 = r126; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
 #line 12 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r133 = r133 + r134 * 1; r135 = r135 + r134 * 1; goto b16;
-b19: // exit
+	r2 = (u64)r2 + (u64)r1; r124 = r124 + r125 * 1; r126 = r126 + r125 * 1; goto b19;
+b22: // exit
 #line 12 "kernels.go"
 	return;
-b20: // preheader
+b23: // index bounds exit
 #line 12 "kernels.go"
-	r136 = r2; r137 = r7 + r136 * 4; r138 = (u64)r1 * 4ull; r139 = r13 + r136 * 4;
-b21: // head (checked)
+	r2 = (i64)r181; goto b22;
+b24: // preheader
 #line 12 "kernels.go"
-	r20 = r2 < r3; if (!r20) goto b19; r21 = r2;
-	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r137; r23 = *(float *)r22; r24 = r11 * r23; if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; } r25 = r139; r26 = *(float *)r25; r27 = r24 + r26; r28 = r25; *(float *)r28 = r27;
+	r127 = r2; r128 = r7 + r127 * 4; r129 = (u64)r1 * 4ull; r130 = r13 + r127 * 4;
+b25: // head (checked)
 #line 12 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r137 = r137 + r138 * 1; r139 = r139 + r138 * 1; goto b21;
+	r20 = r2 < r3; if (!r20) goto b22; r21 = r2;
+	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r128; r23 = *(float *)r22; r24 = r11 * r23; if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; } r25 = r130; r26 = *(float *)r25; r27 = r24 + r26; r28 = r25; *(float *)r28 = r27;
+#line 12 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r128 = r128 + r129 * 1; r130 = r130 + r129 * 1; goto b25;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -93,21 +113,33 @@ qd_fault: {
 extern "C" __global__ void Scale_0(float p0, char *p1, i64 p2, i64 p3, char *p4) {
 	bool r4 = 0, r14 = 0, r15 = 0, r22 = 0, r26 = 0, r29 = 0, r35 = 0, r37 = 0;
 	bool r39 = 0, r44 = 0, r51 = 0, r52 = 0, r59 = 0, r61 = 0, r68 = 0, r70 = 0;
-	bool r77 = 0, r110 = 0;
-	i32 r108 = 0;
+	bool r77 = 0, r101 = 0, r104 = 0, r105 = 0, r108 = 0, r110 = 0, r111 = 0, r113 = 0;
+	bool r115 = 0, r116 = 0, r117 = 0, r119 = 0, r121 = 0, r123 = 0, r125 = 0, r127 = 0;
+	bool r129 = 0, r131 = 0, r133 = 0, r135 = 0, r137 = 0, r139 = 0, r140 = 0, r141 = 0;
+	bool r142 = 0, r143 = 0, r159 = 0, r161 = 0, r170 = 0, r177 = 0, r185 = 0, r193 = 0;
+	i32 r99 = 0, r144 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0, r152 = 0;
+	i32 r153 = 0, r154 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0, r201 = 0, r204 = 0;
+	i32 r205 = 0, r206 = 0, r207 = 0, r208 = 0, r209 = 0, r210 = 0, r211 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r13 = 0, r16 = 0;
 	i64 r21 = 0, r24 = 0, r36 = 0, r43 = 0, r45 = 0, r50 = 0, r53 = 0, r58 = 0;
 	i64 r60 = 0, r62 = 0, r67 = 0, r69 = 0, r71 = 0, r76 = 0, r78 = 0, r79 = 0;
-	i64 r81 = 0, r84 = 0, r87 = 0, r90 = 0, r93 = 0, r96 = 0, r98 = 0, r100 = 0;
-	i64 r101 = 0, r103 = 0, r104 = 0, r105 = 0, r107 = 0, r109 = 0, r111 = 0;
+	i64 r81 = 0, r84 = 0, r87 = 0, r89 = 0, r91 = 0, r92 = 0, r94 = 0, r95 = 0;
+	i64 r96 = 0, r98 = 0, r100 = 0, r102 = 0, r103 = 0, r106 = 0, r107 = 0, r109 = 0;
+	i64 r112 = 0, r114 = 0, r118 = 0, r120 = 0, r122 = 0, r124 = 0, r126 = 0, r128 = 0;
+	i64 r130 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r163 = 0, r164 = 0, r169 = 0;
+	i64 r171 = 0, r176 = 0, r178 = 0, r179 = 0, r184 = 0, r186 = 0, r187 = 0, r192 = 0;
+	i64 r194 = 0;
+	u32 r145 = 0, r146 = 0, r202 = 0, r203 = 0;
 	u64 r23 = 0, r25 = 0, r27 = 0, r28 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0;
-	u64 r34 = 0, r38 = 0, r40 = 0, r41 = 0, r42 = 0;
+	u64 r34 = 0, r38 = 0, r40 = 0, r41 = 0, r42 = 0, r160 = 0, r162 = 0;
 	float r9 = 0, r10 = 0, r11 = 0, r18 = 0, r19 = 0, r47 = 0, r48 = 0, r55 = 0;
-	float r56 = 0, r64 = 0, r65 = 0, r73 = 0, r74 = 0;
+	float r56 = 0, r64 = 0, r65 = 0, r73 = 0, r74 = 0, r166 = 0, r167 = 0, r173 = 0;
+	float r174 = 0, r181 = 0, r182 = 0, r189 = 0, r190 = 0;
 	char *r6 = 0, *r7 = 0, *r12 = 0, *r17 = 0, *r20 = 0, *r46 = 0, *r49 = 0, *r54 = 0;
 	char *r57 = 0, *r63 = 0, *r66 = 0, *r72 = 0, *r75 = 0, *r80 = 0, *r82 = 0, *r83 = 0;
-	char *r85 = 0, *r86 = 0, *r88 = 0, *r89 = 0, *r91 = 0, *r92 = 0, *r94 = 0, *r95 = 0;
-	char *r97 = 0, *r99 = 0, *r102 = 0, *r106 = 0;
+	char *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0, *r97 = 0, *r165 = 0, *r168 = 0;
+	char *r172 = 0, *r175 = 0, *r180 = 0, *r183 = 0, *r188 = 0, *r191 = 0, *r195 = 0, *r196 = 0;
+	char *r197 = 0, *r198 = 0, *r199 = 0, *r200 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 21 "kernels.go"
@@ -115,34 +147,39 @@ extern "C" __global__ void Scale_0(float p0, char *p1, i64 p2, i64 p3, char *p4)
 	r8 = p2; r23 = (u64)r8; r24 = r2; r25 = (u64)r24; r26 = r25 < r23;
 #line 21 "kernels.go"
 	r3 = p3; r27 = (u64)r3; r30 = r27 - 1ull; r31 = (u64)r2; r32 = r30 - r31; r33 = r23 - 1ull; r34 = r33 - r25; r35 = r32 <= r34;
-	r11 = p0; r7 = p1; if (!r26) goto b18; r28 = r27 + 4611686018427387904ull; r29 = r28 <= 9223372036854775808ull; if (!r29) goto b18; if (!r35) goto b18; r36 = (u64)r1 * 3ull; r79 = (u64)r1 * 4ull; r40 = r27; r42 = (u64)r36; r81 = r79; r87 = (u64)r1 * 8ull; r93 = (u64)r1 * 12ull; r104 = r2;
+	r11 = p0; r7 = p1; if (!r26) goto b22; r28 = r27 + 4611686018427387904ull; r29 = r28 <= 9223372036854775808ull; if (!r29) goto b22; if (!r35) goto b22; r79 = (u64)r1 * 4ull; r81 = r79; r84 = (u64)r1 * 8ull; r87 = (u64)r1 * 12ull; r95 = r2;
 #line 21 "kernels.go"
-	r105 = r104; r106 = r7 + r105 * 4; r108 = (i32)r79; r109 = (i64)r108; r110 = r109 == r79; r111 = (u64)r109 * 4ull; if (!r110) goto b18;
-b6: // grid unrolled guard
+	r96 = r95; r97 = r7 + r96 * 4; r99 = (i32)r79; r100 = (i64)r99; r101 = r100 == r79; r102 = (u64)r100 * 4ull; if (!r101) goto b22; r103 = p3; r104 = r103 >= (-2147483648ll); r105 = r103 <= 2147483647ll; r106 = (i64)((u64)gridDim.x * blockDim.x); r109 = (u64)r103 - 1ull; r110 = r109 >= (-2147483648ll); r136 = (u64)r106 * 4ull; r137 = r136 <= 2147483647ll; r138 = (u64)r109 + (u64)r136; r139 = r138 <= 2147483647ll; r140 = r104 & r105; r141 = r140 & r110; r142 = r141 & r137; r143 = r142 & r139; r144 = (i32)r2; if (!r143) goto b22; r201 = (i32)r3; r40 = r27; r202 = (u32)r40; r36 = (u64)r1 * 3ull; r42 = (u64)r36; r203 = (u32)r42; r211 = r99;
+b8: // grid unrolled guard (int32)
 #line 21 "kernels.go"
-	r37 = r2 < r3; if (!r37) goto b17; r41 = (u64)r2; r38 = r40 - r41; r39 = r38 > r42; if (!r39) goto b13;
-	r46 = r106; r47 = *(float *)r46; r48 = r47 * r11; r49 = r46; *(float *)r49 = r48; r80 = r46; r82 = r80 + r81 * 1; r54 = r82; r55 = *(float *)r54; r56 = r55 * r11; r85 = r82; r57 = r85; *(float *)r57 = r56; r86 = r46; r88 = r86 + r87 * 1; r63 = r88; r64 = *(float *)r63; r65 = r64 * r11; r91 = r88; r66 = r91; *(float *)r66 = r65; r92 = r46; r94 = r92 + r93 * 1; r72 = r94; r73 = *(float *)r72; r74 = r73 * r11; r97 = r94; r75 = r97; *(float *)r75 = r74; r2 = (u64)r2 + (u64)r79; r106 = r106 + r111 * 1; goto b6;
-b13: // preheader
+	r159 = r144 < r201; if (!r159) goto b21; r146 = (u32)r144; r145 = r202 - r146; r161 = r145 > r203; if (!r161) goto b15;
+	r165 = r97; r166 = *(float *)r165; r167 = r166 * r11; r168 = r165; *(float *)r168 = r167; r195 = r165; r196 = r195 + r81 * 1; r172 = r196; r173 = *(float *)r172; r174 = r173 * r11; r175 = r172; *(float *)r175 = r174; r197 = r165; r198 = r197 + r84 * 1; r180 = r198; r181 = *(float *)r180; r182 = r181 * r11; r183 = r180; *(float *)r183 = r182; r199 = r165; r200 = r199 + r87 * 1; r188 = r200; r189 = *(float *)r188; r190 = r189 * r11; r191 = r188; *(float *)r191 = r190; r144 = (u32)r144 + (u32)r211; r97 = r97 + r102 * 1; goto b8;
+b15: // index bounds exit
+#line 22 "kernels.go"
+	r2 = (i64)r144;
 #line 21 "kernels.go"
-	r98 = r2; r99 = r7 + r98 * 4; r100 = r79;
-b14: // head
+	r89 = r2; r90 = r7 + r89 * 4; r91 = r79;
+b17: // head
 #line 21 "kernels.go"
-	r4 = r2 < r3; if (!r4) goto b17;
-	r6 = r99; r9 = *(float *)r6; r10 = r9 * r11; r12 = r6; *(float *)r12 = r10;
+	r4 = r2 < r3; if (!r4) goto b20;
+	r6 = r90; r9 = *(float *)r6; r10 = r9 * r11; r12 = r6; *(float *)r12 = r10;
 #line 21 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r99 = r99 + r100 * 1; goto b14;
-b17: // exit
+	r2 = (u64)r2 + (u64)r1; r90 = r90 + r91 * 1; goto b17;
+b20: // exit
 #line 21 "kernels.go"
 	return;
-b18: // preheader
+b21: // index bounds exit
 #line 21 "kernels.go"
-	r101 = r2; r102 = r7 + r101 * 4; r103 = (u64)r1 * 4ull;
-b19: // head (checked)
+	r2 = (i64)r144; goto b20;
+b22: // preheader
 #line 21 "kernels.go"
-	r15 = r2 < r3; if (!r15) goto b17; r16 = r2;
-	if ((u64)r16 >= (u64)r8) { qd_site = 0; qd_x = r16; qd_y = r8; goto qd_fault; } r17 = r102; r18 = *(float *)r17; r19 = r18 * r11; r20 = r17; *(float *)r20 = r19;
+	r92 = r2; r93 = r7 + r92 * 4; r94 = (u64)r1 * 4ull;
+b23: // head (checked)
 #line 21 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; r102 = r102 + r103 * 1; goto b19;
+	r15 = r2 < r3; if (!r15) goto b20; r16 = r2;
+	if ((u64)r16 >= (u64)r8) { qd_site = 0; qd_x = r16; qd_y = r8; goto qd_fault; } r17 = r93; r18 = *(float *)r17; r19 = r18 * r11; r20 = r17; *(float *)r20 = r19;
+#line 21 "kernels.go"
+	r2 = (u64)r2 + (u64)r1; r93 = r93 + r94 * 1; goto b23;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

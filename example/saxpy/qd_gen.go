@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f31f99bcd741a621c654b659cad6683b0a2a711ddb2487a25943fb923eb6c7e4"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "14149c5d091db76d185ad20a7d8e00324cc6d60d22a92747bdd39ba5405b1c20"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "2936d4cb74249a12ec64d6b0948a3eb8e852b0c4b47a1b1f5c5ef7e4f5148569"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "4249357d8904da8835d0a61db14deb4eceddc0537edd31cd7053e991f479e621"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "80392cceae0217ddbe57cf8c582282cd7803d75652218f8b5c6e300f26e9e235"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "b275b913a7020b8e5d6d10f811b4b6b5876139ad3d0a43627c52b5d290dc7ba8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "691bcbec2e825be2862e9dfddfae8775adb88ce868e0b0ddc5b1eb0f7f822d92"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "2e03fa4ae6deca5e4fb1fceea65ef5f72987cac1089ae1e5b3e5beaa0142d76f"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

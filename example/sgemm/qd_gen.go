@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9d5a0ad82e04ae1996991ef1fcac28be6c41e3d4aa631266adca38b084085216"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "c0db2e4a0f3c602268677fa423a62ef29bc9fd8c665d75c6c35876ed805707e2"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "19f4d371e6fa659330fd7e0e08c5e4ef6d42c14fc40d85f31d46809a896ee506"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f3994ddfe32c824e4d6fdadad2e7238e6323d36847b700e612a2d16becf05564"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "8e4c5a4b4ddf8898ccacf3f01dfe53894f7bcf036bd0089f08ed02669efe642c"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "25380e3008a6e793213694f784006660dec780cc7f80a8eaba6c7762862d7144"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "089c2ee03c7f3fdaba2fdf5db659dc3f0be2c5eeaf8418c340d6699dbba3d9ac"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7f66b40f49c04c7dff3233c3b79c421dc86fd1315387fd4a2d8dc9b89390acf8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

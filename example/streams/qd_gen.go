@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "51f31f4696d12ea9743abbd1eb3977c85d6c329371c1f028b870824a3edb7318"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "ae96df6e31a8c5e2dfb9ad8c25ed86e27f9195ae4a633428e0927a1b97ccf534"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "013f01959de5f3b637af4a212aac29153b22baeee317a7d0b036400d4c3971a1"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "563502a1380add4b14a47f5c1dcfa285851926a5c7efa697875d9e72bfe71177"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3b8e56548200e9c0cd4d7da308a603578538ce85c66c44c9c181b4919d4ccbd4"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "ce15a554988157a0abb968ba23080456bf8e3e9b1b6bf5b032a006551fe4009f"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a484233752a67e85c0cba7ce503a20d1cfd193a4bfdefedf02e5ff5a45e01002"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "476b45f65377571d6f8b2cae2e8bdf57f4e329e0733d48ac1bea7e9658da2e64"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d1a139294150c47c89151254eaf6e1cb0f3f2fc30b1153098050665fce6bda25"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "04cc81818fa70077de4b45f4b207c22b6007e3f4c58d6b675204083f70613c57"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9c21de47fbc2bdc011718bf6bf48ff673eed4b0060e8d4cec6301facb04ffd15"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7a266934355335dfa344868114ae90d9cbfe1b577c783f4d6977b8af21314014"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -21,26 +21,41 @@ __device__ u32 qd_fault_claim;
 extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4, i64 p5, char *p6) {
 	bool r4 = 0, r19 = 0, r20 = 0, r30 = 0, r34 = 0, r37 = 0, r43 = 0, r45 = 0;
 	bool r48 = 0, r50 = 0, r52 = 0, r57 = 0, r67 = 0, r68 = 0, r78 = 0, r80 = 0;
-	bool r90 = 0, r92 = 0, r102 = 0, r147 = 0;
-	i32 r145 = 0;
+	bool r90 = 0, r92 = 0, r102 = 0, r138 = 0, r141 = 0, r142 = 0, r145 = 0, r147 = 0;
+	bool r148 = 0, r150 = 0, r152 = 0, r153 = 0, r154 = 0, r156 = 0, r158 = 0, r160 = 0;
+	bool r162 = 0, r164 = 0, r166 = 0, r168 = 0, r170 = 0, r172 = 0, r174 = 0, r176 = 0;
+	bool r177 = 0, r178 = 0, r179 = 0, r180 = 0, r196 = 0, r198 = 0, r210 = 0, r220 = 0;
+	bool r231 = 0, r242 = 0;
+	i32 r136 = 0, r181 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r188 = 0, r189 = 0;
+	i32 r190 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0, r195 = 0, r256 = 0, r259 = 0;
+	i32 r260 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
 	i64 r21 = 0, r29 = 0, r32 = 0, r49 = 0, r56 = 0, r58 = 0, r66 = 0, r69 = 0;
 	i64 r77 = 0, r79 = 0, r81 = 0, r89 = 0, r91 = 0, r93 = 0, r101 = 0, r103 = 0;
-	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r121 = 0, r124 = 0;
-	i64 r127 = 0, r130 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0, r141 = 0;
-	i64 r143 = 0, r146 = 0, r148 = 0;
+	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r121 = 0, r123 = 0;
+	i64 r125 = 0, r127 = 0, r129 = 0, r131 = 0, r132 = 0, r134 = 0, r137 = 0, r139 = 0;
+	i64 r140 = 0, r143 = 0, r144 = 0, r146 = 0, r149 = 0, r151 = 0, r155 = 0, r157 = 0;
+	i64 r159 = 0, r161 = 0, r163 = 0, r165 = 0, r167 = 0, r169 = 0, r171 = 0, r173 = 0;
+	i64 r175 = 0, r200 = 0, r201 = 0, r209 = 0, r211 = 0, r219 = 0, r221 = 0, r222 = 0;
+	i64 r230 = 0, r232 = 0, r233 = 0, r241 = 0, r243 = 0;
+	u32 r182 = 0, r183 = 0, r257 = 0, r258 = 0;
 	u64 r31 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
 	u64 r42 = 0, r44 = 0, r46 = 0, r47 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
+	u64 r197 = 0, r199 = 0;
 	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0;
 	float r27 = 0, r60 = 0, r61 = 0, r63 = 0, r64 = 0, r71 = 0, r72 = 0, r74 = 0;
 	float r75 = 0, r83 = 0, r84 = 0, r86 = 0, r87 = 0, r95 = 0, r96 = 0, r98 = 0;
-	float r99 = 0;
+	float r99 = 0, r203 = 0, r204 = 0, r206 = 0, r207 = 0, r213 = 0, r214 = 0, r216 = 0;
+	float r217 = 0, r224 = 0, r225 = 0, r227 = 0, r228 = 0, r235 = 0, r236 = 0, r238 = 0;
+	float r239 = 0;
 	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r22 = 0, *r25 = 0, *r28 = 0;
 	char *r59 = 0, *r62 = 0, *r65 = 0, *r70 = 0, *r73 = 0, *r76 = 0, *r82 = 0, *r85 = 0;
 	char *r88 = 0, *r94 = 0, *r97 = 0, *r100 = 0, *r105 = 0, *r107 = 0, *r108 = 0, *r110 = 0;
 	char *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r117 = 0, *r119 = 0, *r120 = 0, *r122 = 0;
-	char *r123 = 0, *r125 = 0, *r126 = 0, *r128 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r135 = 0;
-	char *r137 = 0, *r139 = 0, *r142 = 0, *r144 = 0;
+	char *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r133 = 0, *r135 = 0, *r202 = 0, *r205 = 0;
+	char *r208 = 0, *r212 = 0, *r215 = 0, *r218 = 0, *r223 = 0, *r226 = 0, *r229 = 0, *r234 = 0;
+	char *r237 = 0, *r240 = 0, *r244 = 0, *r245 = 0, *r246 = 0, *r247 = 0, *r248 = 0, *r249 = 0;
+	char *r250 = 0, *r251 = 0, *r252 = 0, *r253 = 0, *r254 = 0, *r255 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 7 "basic.go"
@@ -48,34 +63,39 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	r8 = p2; r31 = (u64)r8; r32 = r2; r33 = (u64)r32; r34 = r33 < r31;
 #line 7 "basic.go"
 	r3 = p5; r35 = (u64)r3; r38 = r35 - 1ull; r39 = (u64)r2; r40 = r38 - r39; r41 = r31 - 1ull; r42 = r41 - r33; r43 = r40 <= r42;
-	r14 = p4; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; r13 = p3; r11 = p0; r7 = p1; if (!r34) goto b20; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; if (!r37) goto b20; if (!r43) goto b20; if (!r45) goto b20; if (!r48) goto b20; r49 = (u64)r1 * 3ull; r104 = (u64)r1 * 4ull; r53 = r35; r55 = (u64)r49; r106 = r104; r109 = r104; r115 = (u64)r1 * 8ull; r118 = r115; r124 = (u64)r1 * 12ull; r127 = r124; r140 = r2;
+	r14 = p4; r44 = (u64)r14; r45 = r33 < r44; r46 = r44 - 1ull; r47 = r46 - r33; r48 = r40 <= r47; r13 = p3; r11 = p0; r7 = p1; if (!r34) goto b24; r36 = r35 + 4611686018427387904ull; r37 = r36 <= 9223372036854775808ull; if (!r37) goto b24; if (!r43) goto b24; if (!r45) goto b24; if (!r48) goto b24; r104 = (u64)r1 * 4ull; r106 = r104; r109 = r104; r112 = (u64)r1 * 8ull; r115 = r112; r118 = (u64)r1 * 12ull; r121 = r118; r131 = r2;
 #line 7 "basic.go"
-	r141 = r140; r142 = r7 + r141 * 4; r144 = r13 + r141 * 4; r145 = (i32)r104; r146 = (i64)r145; r147 = r146 == r104; r148 = (u64)r146 * 4ull; if (!r147) goto b20;
-b8: // grid unrolled guard
+	r132 = r131; r133 = r7 + r132 * 4; r135 = r13 + r132 * 4; r136 = (i32)r104; r137 = (i64)r136; r138 = r137 == r104; r139 = (u64)r137 * 4ull; if (!r138) goto b24; r140 = p5; r141 = r140 >= (-2147483648ll); r142 = r140 <= 2147483647ll; r143 = (i64)((u64)gridDim.x * blockDim.x); r146 = (u64)r140 - 1ull; r147 = r146 >= (-2147483648ll); r173 = (u64)r143 * 4ull; r174 = r173 <= 2147483647ll; r175 = (u64)r146 + (u64)r173; r176 = r175 <= 2147483647ll; r177 = r141 & r142; r178 = r177 & r147; r179 = r178 & r174; r180 = r179 & r176; r181 = (i32)r2; if (!r180) goto b24; r256 = (i32)r3; r53 = r35; r257 = (u32)r53; r49 = (u64)r1 * 3ull; r55 = (u64)r49; r258 = (u32)r55; r266 = r136;
+b10: // grid unrolled guard (int32)
 #line 7 "basic.go"
-	r50 = r2 < r3; if (!r50) goto b19; r54 = (u64)r2; r51 = r53 - r54; r52 = r51 > r55; if (!r52) goto b15;
-	r59 = r142; r60 = *(float *)r59; r61 = r11 * r60; r62 = r144; r63 = *(float *)r62; r64 = r61 + r63; r65 = r62; *(float *)r65 = r64; r105 = r59; r107 = r105 + r106 * 1; r70 = r107; r71 = *(float *)r70; r72 = r11 * r71; r108 = r62; r110 = r108 + r109 * 1; r73 = r110; r74 = *(float *)r73; r75 = r72 + r74; r113 = r110; r76 = r113; *(float *)r76 = r75; r114 = r59; r116 = r114 + r115 * 1; r82 = r116; r83 = *(float *)r82; r84 = r11 * r83; r117 = r62; r119 = r117 + r118 * 1; r85 = r119; r86 = *(float *)r85; r87 = r84 + r86; r122 = r119; r88 = r122; *(float *)r88 = r87; r123 = r59; r125 = r123 + r124 * 1; r94 = r125; r95 = *(float *)r94; r96 = r11 * r95; r126 = r62; r128 = r126 + r127 * 1; r97 = r128; r98 = *(float *)r97; r99 = r96 + r98; r131 = r128; r100 = r131; *(float *)r100 = r99; r2 = (u64)r2 + (u64)r104; r142 = r142 + r148 * 1; r144 = r144 + r148 * 1; goto b8;
-b15: // preheader
+	r196 = r181 < r256; if (!r196) goto b23; r183 = (u32)r181; r182 = r257 - r183; r198 = r182 > r258; if (!r198) goto b17;
+	r202 = r133; r203 = *(float *)r202; r204 = r11 * r203; r205 = r135; r206 = *(float *)r205; r207 = r204 + r206; r208 = r205; *(float *)r208 = r207; r244 = r202; r245 = r244 + r106 * 1; r212 = r245; r213 = *(float *)r212; r214 = r11 * r213; r246 = r205; r247 = r246 + r109 * 1; r215 = r247; r216 = *(float *)r215; r217 = r214 + r216; r218 = r215; *(float *)r218 = r217; r248 = r202; r249 = r248 + r112 * 1; r223 = r249; r224 = *(float *)r223; r225 = r11 * r224; r250 = r205; r251 = r250 + r115 * 1; r226 = r251; r227 = *(float *)r226; r228 = r225 + r227; r229 = r226; *(float *)r229 = r228; r252 = r202; r253 = r252 + r118 * 1; r234 = r253; r235 = *(float *)r234; r236 = r11 * r235; r254 = r205; r255 = r254 + r121 * 1; r237 = r255; r238 = *(float *)r237; r239 = r236 + r238; r240 = r237; *(float *)r240 = r239; r181 = (u32)r181 + (u32)r266; r133 = r133 + r139 * 1; r135 = r135 + r139 * 1; goto b10;
+b17: // index bounds exit
+#line 8 "basic.go"
+	r2 = (i64)r181;
 #line 7 "basic.go"
-	r132 = r2; r133 = r7 + r132 * 4; r134 = r104; r135 = r13 + r132 * 4;
-b16: // head
+	r123 = r2; r124 = r7 + r123 * 4; r125 = r104; r126 = r13 + r123 * 4;
+b19: // head
 #line 7 "basic.go"
-	r4 = r2 < r3; if (!r4) goto b19;
-	r6 = r133; r9 = *(float *)r6; r10 = r11 * r9; r12 = r135; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
+	r4 = r2 < r3; if (!r4) goto b22;
+	r6 = r124; r9 = *(float *)r6; r10 = r11 * r9; r12 = r126; r15 = *(float *)r12; r16 = r10 + r15; r17 = r12; *(float *)r17 = r16;
 #line 7 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r133 = r133 + r134 * 1; r135 = r135 + r134 * 1; goto b16;
-b19: // exit
+	r2 = (u64)r2 + (u64)r1; r124 = r124 + r125 * 1; r126 = r126 + r125 * 1; goto b19;
+b22: // exit
 #line 7 "basic.go"
 	return;
-b20: // preheader
+b23: // index bounds exit
 #line 7 "basic.go"
-	r136 = r2; r137 = r7 + r136 * 4; r138 = (u64)r1 * 4ull; r139 = r13 + r136 * 4;
-b21: // head (checked)
+	r2 = (i64)r181; goto b22;
+b24: // preheader
 #line 7 "basic.go"
-	r20 = r2 < r3; if (!r20) goto b19; r21 = r2;
-	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r137; r23 = *(float *)r22; r24 = r11 * r23; if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; } r25 = r139; r26 = *(float *)r25; r27 = r24 + r26; r28 = r25; *(float *)r28 = r27;
+	r127 = r2; r128 = r7 + r127 * 4; r129 = (u64)r1 * 4ull; r130 = r13 + r127 * 4;
+b25: // head (checked)
 #line 7 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r137 = r137 + r138 * 1; r139 = r139 + r138 * 1; goto b21;
+	r20 = r2 < r3; if (!r20) goto b22; r21 = r2;
+	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; } r22 = r128; r23 = *(float *)r22; r24 = r11 * r23; if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; } r25 = r130; r26 = *(float *)r25; r27 = r24 + r26; r28 = r25; *(float *)r28 = r27;
+#line 7 "basic.go"
+	r2 = (u64)r2 + (u64)r1; r128 = r128 + r129 * 1; r130 = r130 + r129 * 1; goto b25;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -93,20 +113,33 @@ qd_fault: {
 extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r4 = 0, r13 = 0, r14 = 0, r21 = 0, r25 = 0, r28 = 0, r34 = 0, r36 = 0;
 	bool r38 = 0, r43 = 0, r50 = 0, r51 = 0, r58 = 0, r60 = 0, r67 = 0, r69 = 0;
-	bool r76 = 0, r100 = 0;
-	i32 r98 = 0;
+	bool r76 = 0, r100 = 0, r103 = 0, r104 = 0, r107 = 0, r109 = 0, r110 = 0, r112 = 0;
+	bool r114 = 0, r115 = 0, r116 = 0, r118 = 0, r120 = 0, r122 = 0, r124 = 0, r126 = 0;
+	bool r128 = 0, r130 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r139 = 0, r140 = 0;
+	bool r141 = 0, r142 = 0, r158 = 0, r160 = 0, r169 = 0, r176 = 0, r184 = 0, r192 = 0;
+	i32 r98 = 0, r143 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0;
+	i32 r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0, r157 = 0, r200 = 0, r203 = 0;
+	i32 r204 = 0, r205 = 0, r206 = 0, r207 = 0, r208 = 0, r209 = 0, r210 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r11 = 0, r12 = 0, r15 = 0;
 	i64 r20 = 0, r23 = 0, r35 = 0, r42 = 0, r44 = 0, r49 = 0, r52 = 0, r57 = 0;
 	i64 r59 = 0, r61 = 0, r66 = 0, r68 = 0, r70 = 0, r75 = 0, r77 = 0, r78 = 0;
 	i64 r80 = 0, r83 = 0, r86 = 0, r88 = 0, r90 = 0, r91 = 0, r93 = 0, r94 = 0;
-	i64 r95 = 0, r97 = 0, r99 = 0, r101 = 0;
+	i64 r95 = 0, r97 = 0, r99 = 0, r101 = 0, r102 = 0, r105 = 0, r106 = 0, r108 = 0;
+	i64 r111 = 0, r113 = 0, r117 = 0, r119 = 0, r121 = 0, r123 = 0, r125 = 0, r127 = 0;
+	i64 r129 = 0, r131 = 0, r133 = 0, r135 = 0, r137 = 0, r162 = 0, r163 = 0, r168 = 0;
+	i64 r170 = 0, r175 = 0, r177 = 0, r178 = 0, r183 = 0, r185 = 0, r186 = 0, r191 = 0;
+	i64 r193 = 0;
+	u32 r144 = 0, r145 = 0, r201 = 0, r202 = 0;
 	u64 r22 = 0, r24 = 0, r26 = 0, r27 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0;
-	u64 r33 = 0, r37 = 0, r39 = 0, r40 = 0, r41 = 0;
+	u64 r33 = 0, r37 = 0, r39 = 0, r40 = 0, r41 = 0, r159 = 0, r161 = 0;
 	float r6 = 0, r7 = 0, r8 = 0, r16 = 0, r17 = 0, r18 = 0, r45 = 0, r46 = 0;
 	float r47 = 0, r53 = 0, r54 = 0, r55 = 0, r62 = 0, r63 = 0, r64 = 0, r71 = 0;
-	float r72 = 0, r73 = 0;
+	float r72 = 0, r73 = 0, r164 = 0, r165 = 0, r166 = 0, r171 = 0, r172 = 0, r173 = 0;
+	float r179 = 0, r180 = 0, r181 = 0, r187 = 0, r188 = 0, r189 = 0;
 	char *r9 = 0, *r10 = 0, *r19 = 0, *r48 = 0, *r56 = 0, *r65 = 0, *r74 = 0, *r79 = 0;
 	char *r81 = 0, *r82 = 0, *r84 = 0, *r85 = 0, *r87 = 0, *r89 = 0, *r92 = 0, *r96 = 0;
+	char *r167 = 0, *r174 = 0, *r182 = 0, *r190 = 0, *r194 = 0, *r195 = 0, *r196 = 0, *r197 = 0;
+	char *r198 = 0, *r199 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 14 "basic.go"
@@ -114,65 +147,70 @@ extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r11 = p1; r22 = (u64)r11; r23 = r2; r24 = (u64)r23; r25 = r24 < r22;
 #line 14 "basic.go"
 	r3 = p4; r26 = (u64)r3; r29 = r26 - 1ull; r30 = (u64)r2; r31 = r29 - r30; r32 = r22 - 1ull; r33 = r32 - r24; r34 = r31 <= r33;
-	r10 = p0; if (!r25) goto b26; r27 = r26 + 4611686018427387904ull; r28 = r27 <= 9223372036854775808ull; if (!r28) goto b26; if (!r34) goto b26; r35 = (u64)r1 * 3ull; r78 = (u64)r1 * 4ull; r39 = r26; r41 = (u64)r35; r80 = r78; r83 = (u64)r1 * 8ull; r86 = (u64)r1 * 12ull; r94 = r2;
+	r10 = p0; if (!r25) goto b30; r27 = r26 + 4611686018427387904ull; r28 = r27 <= 9223372036854775808ull; if (!r28) goto b30; if (!r34) goto b30; r78 = (u64)r1 * 4ull; r80 = r78; r83 = (u64)r1 * 8ull; r86 = (u64)r1 * 12ull; r94 = r2;
 #line 14 "basic.go"
-	r95 = r94; r96 = r10 + r95 * 4; r98 = (i32)r78; r99 = (i64)r98; r100 = r99 == r78; r101 = (u64)r99 * 4ull; if (!r100) goto b26;
-b6: // grid unrolled guard
+	r95 = r94; r96 = r10 + r95 * 4; r98 = (i32)r78; r99 = (i64)r98; r100 = r99 == r78; r101 = (u64)r99 * 4ull; if (!r100) goto b30; r102 = p4; r103 = r102 >= (-2147483648ll); r104 = r102 <= 2147483647ll; r105 = (i64)((u64)gridDim.x * blockDim.x); r108 = (u64)r102 - 1ull; r109 = r108 >= (-2147483648ll); r135 = (u64)r105 * 4ull; r136 = r135 <= 2147483647ll; r137 = (u64)r108 + (u64)r135; r138 = r137 <= 2147483647ll; r139 = r103 & r104; r140 = r139 & r109; r141 = r140 & r136; r142 = r141 & r138; r143 = (i32)r2; if (!r142) goto b30; r200 = (i32)r3; r39 = r26; r201 = (u32)r39; r35 = (u64)r1 * 3ull; r41 = (u64)r35; r202 = (u32)r41; r204 = (i32)r1; r206 = r204; r208 = r204; r210 = r98;
+b8: // grid unrolled guard (int32)
 #line 14 "basic.go"
-	r36 = r2 < r3; if (!r36) goto b25; r40 = (u64)r2; r37 = r39 - r40; r38 = r37 > r41; if (!r38) goto b19; r42 = r2;
-	r48 = r96;
+	r158 = r143 < r200; if (!r158) goto b29; r145 = (u32)r143; r144 = r201 - r145; r160 = r144 > r202; if (!r160) goto b21; r146 = r143;
+	r167 = r96;
 #line 14 "basic.go"
-	r44 = r42;
+	r147 = r146; r163 = (i64)r147;
 #line 22 "basic.go"
-	r46 = (float)r44; r47 = r46 * 0x1p-01f; r45 = r47;
+	r165 = (float)r163; r166 = r165 * 0x1p-01f; r164 = r166;
 #line 15 "basic.go"
-	*(float *)r48 = r45; r59 = (u64)r42 + (u64)r1; r79 = r48; r81 = r79 + r80 * 1; r56 = r81;
+	*(float *)r167 = r164; r151 = (u32)r146 + (u32)r204; r194 = r167; r195 = r194 + r80 * 1; r174 = r195;
 #line 14 "basic.go"
-	r52 = r59;
+	r149 = r151; r170 = (i64)r149;
 #line 22 "basic.go"
-	r54 = (float)r52; r55 = r54 * 0x1p-01f; r53 = r55;
+	r172 = (float)r170; r173 = r172 * 0x1p-01f; r171 = r173;
 #line 15 "basic.go"
-	*(float *)r56 = r53; r68 = (u64)r59 + (u64)r1; r82 = r48; r84 = r82 + r83 * 1; r65 = r84;
+	*(float *)r174 = r171; r154 = (u32)r151 + (u32)r206; r196 = r167; r197 = r196 + r83 * 1; r182 = r197;
 #line 14 "basic.go"
-	r61 = r68;
+	r152 = r154; r178 = (i64)r152;
 #line 22 "basic.go"
-	r63 = (float)r61; r64 = r63 * 0x1p-01f; r62 = r64;
+	r180 = (float)r178; r181 = r180 * 0x1p-01f; r179 = r181;
 #line 15 "basic.go"
-	*(float *)r65 = r62; r77 = (u64)r68 + (u64)r1;
+	*(float *)r182 = r179; r157 = (u32)r154 + (u32)r208;
 #line 14 "basic.go"
-	r70 = r77;
+	r155 = r157; r186 = (i64)r155;
 #line 22 "basic.go"
-	r72 = (float)r70; r73 = r72 * 0x1p-01f; r71 = r73;
+	r188 = (float)r186; r189 = r188 * 0x1p-01f; r187 = r189;
 #line 15 "basic.go"
-	r85 = r48; r87 = r85 + r86 * 1; r74 = r87; *(float *)r74 = r71; r2 = (u64)r2 + (u64)r78; r96 = r96 + r101 * 1; goto b6;
-b19: // preheader
+	r198 = r167; r199 = r198 + r86 * 1; r190 = r199; *(float *)r190 = r187; r143 = (u32)r143 + (u32)r210; r96 = r96 + r101 * 1; goto b8;
+b21: // index bounds exit
+#line 15 "basic.go"
+	r2 = (i64)r143;
 #line 14 "basic.go"
 	r88 = r2; r89 = r10 + r88 * 4; r90 = r78;
-b20: // head
+b23: // head
 #line 14 "basic.go"
-	r4 = r2 < r3; if (!r4) goto b25; r5 = r2;
+	r4 = r2 < r3; if (!r4) goto b28; r5 = r2;
 #line 22 "basic.go"
 	r7 = (float)r5; r8 = r7 * 0x1p-01f; r6 = r8;
 #line 15 "basic.go"
 	r9 = r89; *(float *)r9 = r6;
 #line 14 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r89 = r89 + r90 * 1; goto b20;
-b25: // exit
+	r2 = (u64)r2 + (u64)r1; r89 = r89 + r90 * 1; goto b23;
+b28: // exit
 #line 14 "basic.go"
 	return;
-b26: // preheader
+b29: // index bounds exit
+#line 14 "basic.go"
+	r2 = (i64)r143; goto b28;
+b30: // preheader
 #line 14 "basic.go"
 	r91 = r2; r92 = r10 + r91 * 4; r93 = (u64)r1 * 4ull;
-b27: // head (checked)
+b31: // head (checked)
 #line 14 "basic.go"
-	r14 = r2 < r3; if (!r14) goto b25; r15 = r2;
+	r14 = r2 < r3; if (!r14) goto b28; r15 = r2;
 	if ((u64)r15 >= (u64)r11) { qd_site = 0; qd_x = r15; qd_y = r11; goto qd_fault; } r19 = r92;
 #line 22 "basic.go"
 	r17 = (float)r15; r18 = r17 * 0x1p-01f; r16 = r18;
 #line 15 "basic.go"
 	*(float *)r19 = r16;
 #line 14 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r92 = r92 + r93 * 1; goto b27;
+	r2 = (u64)r2 + (u64)r1; r92 = r92 + r93 * 1; goto b31;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -191,7 +229,15 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	bool r4 = 0, r8 = 0, r16 = 0, r23 = 0, r26 = 0, r32 = 0, r42 = 0, r45 = 0;
 	bool r51 = 0, r53 = 0, r55 = 0, r60 = 0, r63 = 0, r69 = 0, r76 = 0, r79 = 0;
 	bool r85 = 0, r93 = 0, r96 = 0, r102 = 0, r110 = 0, r113 = 0, r119 = 0, r149 = 0;
-	i32 r147 = 0;
+	bool r152 = 0, r153 = 0, r156 = 0, r158 = 0, r159 = 0, r161 = 0, r163 = 0, r164 = 0;
+	bool r165 = 0, r167 = 0, r169 = 0, r171 = 0, r173 = 0, r175 = 0, r177 = 0, r179 = 0;
+	bool r181 = 0, r183 = 0, r185 = 0, r187 = 0, r189 = 0, r191 = 0, r193 = 0, r195 = 0;
+	bool r196 = 0, r197 = 0, r198 = 0, r199 = 0, r219 = 0, r221 = 0, r226 = 0, r232 = 0;
+	bool r241 = 0, r247 = 0, r257 = 0, r263 = 0, r273 = 0, r279 = 0;
+	i32 r147 = 0, r200 = 0, r203 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0, r208 = 0;
+	i32 r209 = 0, r210 = 0, r211 = 0, r212 = 0, r213 = 0, r214 = 0, r215 = 0, r216 = 0;
+	i32 r217 = 0, r218 = 0, r293 = 0, r296 = 0, r297 = 0, r298 = 0, r299 = 0, r300 = 0;
+	i32 r301 = 0, r302 = 0, r303 = 0, r304 = 0, r305 = 0, r306 = 0, r307 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r14 = 0, r15 = 0;
 	i64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r24 = 0, r25 = 0;
 	i64 r31 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r40 = 0;
@@ -201,14 +247,26 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	i64 r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r111 = 0;
 	i64 r112 = 0, r118 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r124 = 0, r125 = 0;
 	i64 r126 = 0, r127 = 0, r129 = 0, r132 = 0, r135 = 0, r137 = 0, r139 = 0, r140 = 0;
-	i64 r142 = 0, r143 = 0, r144 = 0, r146 = 0, r148 = 0, r150 = 0;
+	i64 r142 = 0, r143 = 0, r144 = 0, r146 = 0, r148 = 0, r150 = 0, r151 = 0, r154 = 0;
+	i64 r155 = 0, r157 = 0, r160 = 0, r162 = 0, r166 = 0, r168 = 0, r170 = 0, r172 = 0;
+	i64 r174 = 0, r176 = 0, r178 = 0, r180 = 0, r182 = 0, r184 = 0, r186 = 0, r188 = 0;
+	i64 r190 = 0, r192 = 0, r194 = 0, r223 = 0, r224 = 0, r225 = 0, r231 = 0, r233 = 0;
+	i64 r234 = 0, r235 = 0, r236 = 0, r237 = 0, r238 = 0, r239 = 0, r240 = 0, r246 = 0;
+	i64 r248 = 0, r249 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0;
+	i64 r256 = 0, r262 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0, r268 = 0, r269 = 0;
+	i64 r270 = 0, r271 = 0, r272 = 0, r278 = 0, r280 = 0, r281 = 0, r282 = 0, r283 = 0;
+	i64 r284 = 0, r285 = 0, r286 = 0;
+	u32 r201 = 0, r202 = 0, r294 = 0, r295 = 0;
 	u64 r39 = 0, r41 = 0, r43 = 0, r44 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0;
-	u64 r50 = 0, r54 = 0, r56 = 0, r57 = 0, r58 = 0;
+	u64 r50 = 0, r54 = 0, r56 = 0, r57 = 0, r58 = 0, r220 = 0, r222 = 0;
 	float r6 = 0, r9 = 0, r10 = 0, r11 = 0, r27 = 0, r28 = 0, r29 = 0, r64 = 0;
 	float r65 = 0, r66 = 0, r80 = 0, r81 = 0, r82 = 0, r97 = 0, r98 = 0, r99 = 0;
-	float r114 = 0, r115 = 0, r116 = 0;
+	float r114 = 0, r115 = 0, r116 = 0, r227 = 0, r228 = 0, r229 = 0, r242 = 0, r243 = 0;
+	float r244 = 0, r258 = 0, r259 = 0, r260 = 0, r274 = 0, r275 = 0, r276 = 0;
 	char *r12 = 0, *r13 = 0, *r30 = 0, *r67 = 0, *r83 = 0, *r100 = 0, *r117 = 0, *r128 = 0;
 	char *r130 = 0, *r131 = 0, *r133 = 0, *r134 = 0, *r136 = 0, *r138 = 0, *r141 = 0, *r145 = 0;
+	char *r230 = 0, *r245 = 0, *r261 = 0, *r277 = 0, *r287 = 0, *r288 = 0, *r289 = 0, *r290 = 0;
+	char *r291 = 0, *r292 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 17 "basic.go"
@@ -216,91 +274,98 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r14 = p3; r39 = (u64)r14; r40 = r2; r41 = (u64)r40; r42 = r41 < r39;
 #line 17 "basic.go"
 	r3 = p4; r43 = (u64)r3; r46 = r43 - 1ull; r47 = (u64)r2; r48 = r46 - r47; r49 = r39 - 1ull; r50 = r49 - r41; r51 = r48 <= r50;
-	r13 = p2; if (!r42) goto b39; r44 = r43 + 4611686018427387904ull; r45 = r44 <= 9223372036854775808ull; if (!r45) goto b39; if (!r51) goto b39; r52 = (u64)r1 * 3ull; r127 = (u64)r1 * 4ull; r56 = r43; r58 = (u64)r52; r129 = r127; r132 = (u64)r1 * 8ull; r135 = (u64)r1 * 12ull; r143 = r2;
+	r13 = p2; if (!r42) goto b43; r44 = r43 + 4611686018427387904ull; r45 = r44 <= 9223372036854775808ull; if (!r45) goto b43; if (!r51) goto b43; r127 = (u64)r1 * 4ull; r129 = r127; r132 = (u64)r1 * 8ull; r135 = (u64)r1 * 12ull; r143 = r2;
 #line 17 "basic.go"
-	r144 = r143; r145 = r13 + r144 * 4; r147 = (i32)r127; r148 = (i64)r147; r149 = r148 == r127; r150 = (u64)r148 * 4ull; if (!r149) goto b39;
-b6: // grid unrolled guard
+	r144 = r143; r145 = r13 + r144 * 4; r147 = (i32)r127; r148 = (i64)r147; r149 = r148 == r127; r150 = (u64)r148 * 4ull; if (!r149) goto b43; r151 = p4; r152 = r151 >= (-2147483648ll); r153 = r151 <= 2147483647ll; r154 = (i64)((u64)gridDim.x * blockDim.x); r157 = (u64)r151 - 1ull; r158 = r157 >= (-2147483648ll); r192 = (u64)r154 * 4ull; r193 = r192 <= 2147483647ll; r194 = (u64)r157 + (u64)r192; r195 = r194 <= 2147483647ll; r196 = r152 & r153; r197 = r196 & r158; r198 = r197 & r193; r199 = r198 & r195; r200 = (i32)r2; if (!r199) goto b43; r293 = (i32)r3; r56 = r43; r294 = (u32)r56; r52 = (u64)r1 * 3ull; r58 = (u64)r52; r295 = (u32)r58; r298 = (i32)r1; r301 = r298; r304 = r298; r307 = r147;
+b8: // grid unrolled guard (int32)
 #line 17 "basic.go"
-	r53 = r2 < r3; if (!r53) goto b38; r57 = (u64)r2; r54 = r56 - r57; r55 = r54 > r58; if (!r55) goto b30; r59 = r2; r61 = r59; r70 = r61 >> 63; r71 = r70 & 1ll; r72 = (u64)r61 + (u64)r71; r73 = r72 >> 1; r74 = (u64)r73 * 2ull; r75 = (u64)r61 - (u64)r74;
+	r219 = r200 < r293; if (!r219) goto b42; r202 = (u32)r200; r201 = r294 - r202; r221 = r201 > r295; if (!r221) goto b32; r203 = r200; r204 = r203; r224 = (i64)r204; r233 = r224 >> 63; r234 = r233 & 1ll; r296 = (i32)r234; r206 = (u32)r204 + (u32)r296; r235 = (i64)r206; r236 = r235 >> 1; r237 = (u64)r236 * 2ull; r238 = (u64)r224 - (u64)r237;
 #line 25 "basic.go"
-	r62 = r75; r63 = r62 == 0ll; if (!r63) goto b29;
-	r64 = (float)r61; r6 = r64;
-b11: // computeB.return (grid unrolled 0)
+	r225 = r238; r226 = r225 == 0ll; if (!r226) goto b31; r224 = (i64)r204;
+	r227 = (float)r224; r6 = r227;
+b13: // computeB.return (grid unrolled 0) (int32)
 #line 18 "basic.go"
-	r67 = r145; *(float *)r67 = r6; r92 = (u64)r59 + (u64)r1;
+	r230 = r145; *(float *)r230 = r6; r210 = (u32)r203 + (u32)r298;
 #line 17 "basic.go"
-	r77 = r92; r86 = r77 >> 63; r87 = r86 & 1ll; r88 = (u64)r77 + (u64)r87; r89 = r88 >> 1; r90 = (u64)r89 * 2ull; r91 = (u64)r77 - (u64)r90;
+	r207 = r210; r239 = (i64)r207; r248 = r239 >> 63; r249 = r248 & 1ll; r299 = (i32)r249; r209 = (u32)r207 + (u32)r299; r250 = (i64)r209; r251 = r250 >> 1; r252 = (u64)r251 * 2ull; r253 = (u64)r239 - (u64)r252;
 #line 25 "basic.go"
-	r78 = r91; r79 = r78 == 0ll; if (!r79) goto b28;
-	r80 = (float)r77; r6 = r80;
-b15: // computeB.return (grid unrolled 1)
+	r240 = r253; r241 = r240 == 0ll; if (!r241) goto b30; r239 = (i64)r207;
+	r242 = (float)r239; r6 = r242;
+b17: // computeB.return (grid unrolled 1) (int32)
 #line 18 "basic.go"
-	r128 = r67; r130 = r128 + r129 * 1; r83 = r130; *(float *)r83 = r6; r109 = (u64)r92 + (u64)r1;
+	r287 = r230; r288 = r287 + r129 * 1; r245 = r288; *(float *)r245 = r6; r214 = (u32)r210 + (u32)r301;
 #line 17 "basic.go"
-	r94 = r109; r103 = r94 >> 63; r104 = r103 & 1ll; r105 = (u64)r94 + (u64)r104; r106 = r105 >> 1; r107 = (u64)r106 * 2ull; r108 = (u64)r94 - (u64)r107;
+	r211 = r214; r255 = (i64)r211; r264 = r255 >> 63; r265 = r264 & 1ll; r302 = (i32)r265; r213 = (u32)r211 + (u32)r302; r266 = (i64)r213; r267 = r266 >> 1; r268 = (u64)r267 * 2ull; r269 = (u64)r255 - (u64)r268;
 #line 25 "basic.go"
-	r95 = r108; r96 = r95 == 0ll; if (!r96) goto b27;
-	r97 = (float)r94; r6 = r97;
-b19: // computeB.return (grid unrolled 2)
+	r256 = r269; r257 = r256 == 0ll; if (!r257) goto b29; r255 = (i64)r211;
+	r258 = (float)r255; r6 = r258;
+b21: // computeB.return (grid unrolled 2) (int32)
 #line 18 "basic.go"
-	r131 = r67; r133 = r131 + r132 * 1; r100 = r133; *(float *)r100 = r6; r126 = (u64)r109 + (u64)r1;
+	r289 = r230; r290 = r289 + r132 * 1; r261 = r290; *(float *)r261 = r6; r218 = (u32)r214 + (u32)r304;
 #line 17 "basic.go"
-	r111 = r126; r120 = r111 >> 63; r121 = r120 & 1ll; r122 = (u64)r111 + (u64)r121; r123 = r122 >> 1; r124 = (u64)r123 * 2ull; r125 = (u64)r111 - (u64)r124;
+	r215 = r218; r271 = (i64)r215; r280 = r271 >> 63; r281 = r280 & 1ll; r305 = (i32)r281; r217 = (u32)r215 + (u32)r305; r282 = (i64)r217; r283 = r282 >> 1; r284 = (u64)r283 * 2ull; r285 = (u64)r271 - (u64)r284;
 #line 25 "basic.go"
-	r112 = r125; r113 = r112 == 0ll; if (!r113) goto b26;
-	r114 = (float)r111; r6 = r114;
-b24: // computeB.return (grid unrolled 3)
+	r272 = r285; r273 = r272 == 0ll; if (!r273) goto b28; r271 = (i64)r215;
+	r274 = (float)r271; r6 = r274;
+b26: // computeB.return (grid unrolled 3) (int32)
 #line 18 "basic.go"
-	r134 = r67; r136 = r134 + r135 * 1; r117 = r136; *(float *)r117 = r6; r2 = (u64)r2 + (u64)r127; r145 = r145 + r150 * 1; goto b6;
-b26: // computeB.if.done (grid unrolled 3)
+	r291 = r230; r292 = r291 + r135 * 1; r277 = r292; *(float *)r277 = r6; r200 = (u32)r200 + (u32)r307; r145 = r145 + r150 * 1; goto b8;
+b28: // computeB.if.done (grid unrolled 3) (int32)
+#line 18 "basic.go"
+	r271 = (i64)r215;
 #line 28 "basic.go"
-	r115 = (float)r111; r116 = -r115; r6 = r116; goto b24;
-b27: // computeB.if.done (grid unrolled 2)
+	r275 = (float)r271; r276 = -r275; r6 = r276; goto b26;
+b29: // computeB.if.done (grid unrolled 2) (int32)
 #line 28 "basic.go"
-	r98 = (float)r94; r99 = -r98; r6 = r99; goto b19;
-b28: // computeB.if.done (grid unrolled 1)
+	r255 = (i64)r211; r259 = (float)r255; r260 = -r259; r6 = r260; goto b21;
+b30: // computeB.if.done (grid unrolled 1) (int32)
 #line 28 "basic.go"
-	r81 = (float)r77; r82 = -r81; r6 = r82; goto b15;
-b29: // computeB.if.done (grid unrolled 0)
+	r239 = (i64)r207; r243 = (float)r239; r244 = -r243; r6 = r244; goto b17;
+b31: // computeB.if.done (grid unrolled 0) (int32)
 #line 28 "basic.go"
-	r65 = (float)r61; r66 = -r65; r6 = r66; goto b11;
-b30: // preheader
+	r224 = (i64)r204; r228 = (float)r224; r229 = -r228; r6 = r229; goto b13;
+b32: // index bounds exit
+#line 28 "basic.go"
+	r2 = (i64)r200;
 #line 17 "basic.go"
 	r137 = r2; r138 = r13 + r137 * 4; r139 = r127;
-b31: // head
+b34: // head
 #line 17 "basic.go"
-	r4 = r2 < r3; if (!r4) goto b38; r5 = r2; r17 = r5 >> 63; r18 = r17 & 1ll; r19 = (u64)r5 + (u64)r18; r20 = r19 >> 1; r21 = (u64)r20 * 2ull; r22 = (u64)r5 - (u64)r21;
+	r4 = r2 < r3; if (!r4) goto b41; r5 = r2; r17 = r5 >> 63; r18 = r17 & 1ll; r19 = (u64)r5 + (u64)r18; r20 = r19 >> 1; r21 = (u64)r20 * 2ull; r22 = (u64)r5 - (u64)r21;
 #line 25 "basic.go"
-	r7 = r22; r8 = r7 == 0ll; if (!r8) goto b37;
+	r7 = r22; r8 = r7 == 0ll; if (!r8) goto b40;
 	r9 = (float)r5; r6 = r9;
-b35: // computeB.return
+b38: // computeB.return
 #line 18 "basic.go"
 	r12 = r138; *(float *)r12 = r6;
 #line 17 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r138 = r138 + r139 * 1; goto b31;
-b37: // computeB.if.done
+	r2 = (u64)r2 + (u64)r1; r138 = r138 + r139 * 1; goto b34;
+b40: // computeB.if.done
 #line 28 "basic.go"
-	r10 = (float)r5; r11 = -r10; r6 = r11; goto b35;
-b38: // exit
+	r10 = (float)r5; r11 = -r10; r6 = r11; goto b38;
+b41: // exit
 #line 28 "basic.go"
 	return;
-b39: // preheader
+b42: // index bounds exit
+#line 28 "basic.go"
+	r2 = (i64)r200; goto b41;
+b43: // preheader
 #line 17 "basic.go"
 	r140 = r2; r141 = r13 + r140 * 4; r142 = (u64)r1 * 4ull;
-b40: // head (checked)
+b44: // head (checked)
 #line 17 "basic.go"
-	r23 = r2 < r3; if (!r23) goto b38; r24 = r2; r33 = r24 >> 63; r34 = r33 & 1ll; r35 = (u64)r24 + (u64)r34; r36 = r35 >> 1; r37 = (u64)r36 * 2ull; r38 = (u64)r24 - (u64)r37;
+	r23 = r2 < r3; if (!r23) goto b41; r24 = r2; r33 = r24 >> 63; r34 = r33 & 1ll; r35 = (u64)r24 + (u64)r34; r36 = r35 >> 1; r37 = (u64)r36 * 2ull; r38 = (u64)r24 - (u64)r37;
 #line 25 "basic.go"
-	r25 = r38; r26 = r25 == 0ll; if (!r26) goto b46;
+	r25 = r38; r26 = r25 == 0ll; if (!r26) goto b50;
 	r27 = (float)r24; r6 = r27;
-b44: // computeB.return (checked)
+b48: // computeB.return (checked)
 #line 18 "basic.go"
 	if ((u64)r24 >= (u64)r14) { qd_site = 1; qd_x = r24; qd_y = r14; goto qd_fault; } r30 = r141; *(float *)r30 = r6;
 #line 17 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r141 = r141 + r142 * 1; goto b40;
-b46: // computeB.if.done (checked)
+	r2 = (u64)r2 + (u64)r1; r141 = r141 + r142 * 1; goto b44;
+b50: // computeB.if.done (checked)
 #line 28 "basic.go"
-	r28 = (float)r24; r29 = -r28; r6 = r29; goto b44;
+	r28 = (float)r24; r29 = -r28; r6 = r29; goto b48;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -344,31 +409,29 @@ extern "C" __global__ void Forms_1(char *p0, i64 p1, i64 p2, char *p3) {
 	i64 r12 = 0, r14 = 0, r21 = 0, r23 = 0, r25 = 0, r26 = 0, r28 = 0, r31 = 0;
 	i64 r33 = 0, r34 = 0, r36 = 0, r38 = 0, r40 = 0, r42 = 0, r43 = 0, r45 = 0;
 	i64 r47 = 0, r49 = 0, r51 = 0, r52 = 0, r54 = 0, r56 = 0, r57 = 0, r59 = 0;
-	i64 r62 = 0, r65 = 0, r68 = 0, r71 = 0, r74 = 0, r76 = 0, r78 = 0, r79 = 0;
-	i64 r80 = 0, r82 = 0;
+	i64 r62 = 0, r65 = 0, r67 = 0, r69 = 0, r70 = 0, r71 = 0, r73 = 0;
 	u64 r16 = 0, r18 = 0, r19 = 0, r20 = 0;
 	char *r4 = 0, *r8 = 0, *r11 = 0, *r24 = 0, *r27 = 0, *r32 = 0, *r35 = 0, *r41 = 0;
 	char *r44 = 0, *r50 = 0, *r53 = 0, *r58 = 0, *r60 = 0, *r61 = 0, *r63 = 0, *r64 = 0;
-	char *r66 = 0, *r67 = 0, *r69 = 0, *r70 = 0, *r72 = 0, *r73 = 0, *r75 = 0, *r77 = 0;
-	char *r81 = 0;
+	char *r66 = 0, *r68 = 0, *r72 = 0;
 #line 35 "basic.go"
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r14 = (u64)r1 * 3ull; r57 = (u64)r1 * 4ull; r5 = p1; r3 = r5; r18 = (u64)r3; r20 = (u64)r14;
-	r59 = (u64)r1 * 8ull; r65 = (u64)r1 * 16ull; r71 = (u64)r1 * 24ull; r79 = r2;
+	r59 = (u64)r1 * 8ull; r62 = (u64)r1 * 16ull; r65 = (u64)r1 * 24ull; r70 = r2;
 #line 35 "basic.go"
-	r80 = r79; r4 = p0; r81 = r4 + r80 * 8; r82 = (u64)r57 * 8ull;
+	r71 = r70; r4 = p0; r72 = r4 + r71 * 8; r73 = (u64)r57 * 8ull;
 b2: // grid unrolled guard
 #line 35 "basic.go"
 	r15 = r2 < r3; if (!r15) goto b13; r19 = (u64)r2; r16 = r18 - r19; r17 = r16 > r20; if (!r17) goto b9;
-	r24 = r81; r25 = *(i64 *)r24; r26 = (u64)r25 + 1ull; r27 = r24; *(i64 *)r27 = r26; r58 = r24; r60 = r58 + r59 * 1; r32 = r60; r33 = *(i64 *)r32; r34 = (u64)r33 + 1ull; r63 = r60; r35 = r63; *(i64 *)r35 = r34; r64 = r24; r66 = r64 + r65 * 1; r41 = r66; r42 = *(i64 *)r41; r43 = (u64)r42 + 1ull; r69 = r66; r44 = r69; *(i64 *)r44 = r43; r70 = r24; r72 = r70 + r71 * 1; r50 = r72; r51 = *(i64 *)r50; r52 = (u64)r51 + 1ull; r75 = r72; r53 = r75; *(i64 *)r53 = r52; r2 = (u64)r2 + (u64)r57; r81 = r81 + r82 * 1; goto b2;
+	r24 = r72; r25 = *(i64 *)r24; r26 = (u64)r25 + 1ull; r27 = r24; *(i64 *)r27 = r26; r58 = r24; r60 = r58 + r59 * 1; r32 = r60; r33 = *(i64 *)r32; r34 = (u64)r33 + 1ull; r35 = r32; *(i64 *)r35 = r34; r61 = r24; r63 = r61 + r62 * 1; r41 = r63; r42 = *(i64 *)r41; r43 = (u64)r42 + 1ull; r44 = r41; *(i64 *)r44 = r43; r64 = r24; r66 = r64 + r65 * 1; r50 = r66; r51 = *(i64 *)r50; r52 = (u64)r51 + 1ull; r53 = r50; *(i64 *)r53 = r52; r2 = (u64)r2 + (u64)r57; r72 = r72 + r73 * 1; goto b2;
 b9: // preheader
 #line 35 "basic.go"
-	r76 = r2; r77 = r4 + r76 * 8; r78 = r59;
+	r67 = r2; r68 = r4 + r67 * 8; r69 = r59;
 b10: // head
 #line 35 "basic.go"
 	r6 = r2 < r3; if (!r6) goto b13;
-	r8 = r77; r9 = *(i64 *)r8; r10 = (u64)r9 + 1ull; r11 = r8; *(i64 *)r11 = r10;
+	r8 = r68; r9 = *(i64 *)r8; r10 = (u64)r9 + 1ull; r11 = r8; *(i64 *)r11 = r10;
 #line 35 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r77 = r77 + r78 * 1; goto b10;
+	r2 = (u64)r2 + (u64)r1; r68 = r68 + r69 * 1; goto b10;
 b13: // exit
 #line 35 "basic.go"
 	return;
@@ -382,37 +445,36 @@ extern "C" __global__ void Forms_2(char *p0, i64 p1, i64 p2, char *p3) {
 	i64 r12 = 0, r13 = 0, r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0;
 	i64 r30 = 0, r31 = 0, r33 = 0, r35 = 0, r36 = 0, r39 = 0, r40 = 0, r42 = 0;
 	i64 r43 = 0, r45 = 0, r46 = 0, r49 = 0, r50 = 0, r52 = 0, r53 = 0, r55 = 0;
-	i64 r56 = 0, r59 = 0, r60 = 0, r62 = 0, r63 = 0, r69 = 0, r72 = 0, r75 = 0;
-	i64 r78 = 0, r81 = 0, r84 = 0, r86 = 0, r88 = 0, r89 = 0, r91 = 0;
+	i64 r56 = 0, r59 = 0, r60 = 0, r62 = 0, r63 = 0, r67 = 0, r70 = 0, r73 = 0;
+	i64 r75 = 0, r77 = 0, r78 = 0, r80 = 0;
 	u64 r18 = 0, r20 = 0, r21 = 0, r22 = 0;
 	char *r4 = 0, *r11 = 0, *r14 = 0, *r29 = 0, *r32 = 0, *r38 = 0, *r41 = 0, *r48 = 0;
-	char *r51 = 0, *r58 = 0, *r61 = 0, *r64 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0;
-	char *r70 = 0, *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0;
-	char *r82 = 0, *r83 = 0, *r85 = 0, *r87 = 0, *r90 = 0;
+	char *r51 = 0, *r58 = 0, *r61 = 0, *r64 = 0, *r65 = 0, *r66 = 0, *r68 = 0, *r69 = 0;
+	char *r71 = 0, *r72 = 0, *r74 = 0, *r76 = 0, *r79 = 0;
 #line 38 "basic.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r15 = (u64)r1 * 3ull; r63 = (u64)r1 * 4ull; r5 = p1; r3 = r5; r20 = (u64)r3; r22 = (u64)r15; r69 = (u64)r1 * 8ull; r75 = (u64)r1 * 16ull; r81 = (u64)r1 * 24ull; r89 = r2; r4 = p0; r90 = r4 + r89 * 8; r91 = (u64)r63 * 8ull;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = (u64)r0 + (u64)(-1ll); r15 = (u64)r1 * 3ull; r63 = (u64)r1 * 4ull; r5 = p1; r3 = r5; r20 = (u64)r3; r22 = (u64)r15; r67 = (u64)r1 * 8ull; r70 = (u64)r1 * 16ull; r73 = (u64)r1 * 24ull; r78 = r2; r4 = p0; r79 = r4 + r78 * 8; r80 = (u64)r63 * 8ull;
 b2: // grid unrolled guard
 #line 38 "basic.go"
-	r16 = (u64)r2 + 1ull; r17 = r16 < r3; if (!r17) goto b13; r21 = (u64)r16; r18 = r20 - r21; r19 = r18 > r22; if (!r19) goto b9; r66 = r90; r29 = r66 + 8ll; r30 = *(i64 *)r29;
+	r16 = (u64)r2 + 1ull; r17 = r16 < r3; if (!r17) goto b13; r21 = (u64)r16; r18 = r20 - r21; r19 = r18 > r22; if (!r19) goto b9; r65 = r79; r29 = r65 + 8ll; r30 = *(i64 *)r29;
 	r31 = (u64)r30 * 3ull; r32 = r29; *(i64 *)r32 = r31;
 #line 38 "basic.go"
-	r68 = r66; r70 = r68 + r69 * 1; r38 = r70 + 8ll; r39 = *(i64 *)r38;
+	r66 = r65; r68 = r66 + r67 * 1; r38 = r68 + 8ll; r39 = *(i64 *)r38;
 	r40 = (u64)r39 * 3ull; r41 = r38; *(i64 *)r41 = r40;
 #line 38 "basic.go"
-	r74 = r66; r76 = r74 + r75 * 1; r48 = r76 + 8ll; r49 = *(i64 *)r48;
+	r69 = r65; r71 = r69 + r70 * 1; r48 = r71 + 8ll; r49 = *(i64 *)r48;
 	r50 = (u64)r49 * 3ull; r51 = r48; *(i64 *)r51 = r50;
 #line 38 "basic.go"
-	r80 = r66; r82 = r80 + r81 * 1; r58 = r82 + 8ll; r59 = *(i64 *)r58;
-	r60 = (u64)r59 * 3ull; r61 = r58; *(i64 *)r61 = r60; r2 = (u64)r2 + (u64)r63; r90 = r90 + r91 * 1; goto b2;
+	r72 = r65; r74 = r72 + r73 * 1; r58 = r74 + 8ll; r59 = *(i64 *)r58;
+	r60 = (u64)r59 * 3ull; r61 = r58; *(i64 *)r61 = r60; r2 = (u64)r2 + (u64)r63; r79 = r79 + r80 * 1; goto b2;
 b9: // preheader
 #line 38 "basic.go"
-	r86 = r2; r87 = r4 + r86 * 8; r88 = r69;
+	r75 = r2; r76 = r4 + r75 * 8; r77 = r67;
 b10: // head
 #line 38 "basic.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b13; r64 = r87; r11 = r64 + 8ll; r12 = *(i64 *)r11;
+	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b13; r64 = r76; r11 = r64 + 8ll; r12 = *(i64 *)r11;
 	r13 = (u64)r12 * 3ull; r14 = r11; *(i64 *)r14 = r13;
 #line 38 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r87 = r87 + r88 * 1; goto b10;
+	r2 = (u64)r2 + (u64)r1; r76 = r76 + r77 * 1; goto b10;
 b13: // exit
 #line 38 "basic.go"
 	return;
@@ -423,21 +485,36 @@ extern "C" __global__ void Forms_3(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r5 = 0, r7 = 0, r8 = 0, r21 = 0, r23 = 0, r24 = 0, r30 = 0, r32 = 0;
 	bool r33 = 0, r42 = 0, r44 = 0, r50 = 0, r52 = 0, r57 = 0, r59 = 0, r60 = 0;
 	bool r66 = 0, r68 = 0, r69 = 0, r76 = 0, r78 = 0, r79 = 0, r86 = 0, r88 = 0;
-	bool r89 = 0;
+	bool r89 = 0, r119 = 0, r121 = 0, r122 = 0, r123 = 0, r124 = 0, r125 = 0, r126 = 0;
+	bool r128 = 0, r130 = 0, r132 = 0, r133 = 0, r134 = 0, r136 = 0, r138 = 0, r139 = 0;
+	bool r140 = 0, r142 = 0, r144 = 0, r146 = 0, r148 = 0, r149 = 0, r150 = 0, r153 = 0;
+	bool r155 = 0, r156 = 0, r178 = 0, r180 = 0, r184 = 0, r185 = 0, r192 = 0, r193 = 0;
+	bool r201 = 0, r202 = 0, r210 = 0, r211 = 0;
+	i32 r151 = 0, r152 = 0, r162 = 0, r163 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0;
+	i32 r170 = 0, r171 = 0, r172 = 0, r173 = 0, r174 = 0, r175 = 0, r176 = 0, r177 = 0;
+	i32 r224 = 0, r227 = 0, r228 = 0, r229 = 0, r230 = 0, r231 = 0, r232 = 0, r233 = 0;
+	i32 r234 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r9 = 0, r10 = 0;
 	i64 r13 = 0, r14 = 0, r15 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r22 = 0;
 	i64 r25 = 0, r27 = 0, r28 = 0, r31 = 0, r34 = 0, r36 = 0, r37 = 0, r39 = 0;
 	i64 r45 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0, r56 = 0, r58 = 0, r61 = 0;
 	i64 r63 = 0, r64 = 0, r67 = 0, r70 = 0, r72 = 0, r73 = 0, r75 = 0, r77 = 0;
 	i64 r80 = 0, r82 = 0, r83 = 0, r85 = 0, r87 = 0, r90 = 0, r92 = 0, r93 = 0;
-	i64 r95 = 0, r96 = 0, r98 = 0, r101 = 0, r104 = 0, r107 = 0, r110 = 0, r113 = 0;
-	i64 r115 = 0, r117 = 0, r118 = 0, r120 = 0, r121 = 0, r123 = 0, r124 = 0, r125 = 0;
-	i64 r127 = 0;
-	u64 r40 = 0, r41 = 0, r43 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
+	i64 r95 = 0, r96 = 0, r98 = 0, r101 = 0, r104 = 0, r106 = 0, r108 = 0, r109 = 0;
+	i64 r111 = 0, r112 = 0, r114 = 0, r115 = 0, r116 = 0, r118 = 0, r120 = 0, r127 = 0;
+	i64 r129 = 0, r131 = 0, r135 = 0, r137 = 0, r141 = 0, r143 = 0, r145 = 0, r147 = 0;
+	i64 r154 = 0, r157 = 0, r159 = 0, r160 = 0, r182 = 0, r183 = 0, r186 = 0, r188 = 0;
+	i64 r189 = 0, r191 = 0, r194 = 0, r196 = 0, r197 = 0, r199 = 0, r200 = 0, r203 = 0;
+	i64 r205 = 0, r206 = 0, r208 = 0, r209 = 0, r212 = 0, r214 = 0, r215 = 0, r217 = 0;
+	u32 r164 = 0, r165 = 0, r225 = 0, r226 = 0;
+	u64 r40 = 0, r41 = 0, r43 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0, r179 = 0;
+	u64 r181 = 0;
 	char *r11 = 0, *r12 = 0, *r16 = 0, *r26 = 0, *r29 = 0, *r35 = 0, *r38 = 0, *r62 = 0;
 	char *r65 = 0, *r71 = 0, *r74 = 0, *r81 = 0, *r84 = 0, *r91 = 0, *r94 = 0, *r97 = 0;
-	char *r99 = 0, *r100 = 0, *r102 = 0, *r103 = 0, *r105 = 0, *r106 = 0, *r108 = 0, *r109 = 0;
-	char *r111 = 0, *r112 = 0, *r114 = 0, *r116 = 0, *r119 = 0, *r122 = 0, *r126 = 0;
+	char *r99 = 0, *r100 = 0, *r102 = 0, *r103 = 0, *r105 = 0, *r107 = 0, *r110 = 0, *r113 = 0;
+	char *r117 = 0, *r158 = 0, *r161 = 0, *r187 = 0, *r190 = 0, *r195 = 0, *r198 = 0, *r204 = 0;
+	char *r207 = 0, *r213 = 0, *r216 = 0, *r218 = 0, *r219 = 0, *r220 = 0, *r221 = 0, *r222 = 0;
+	char *r223 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 41 "basic.go"
@@ -445,98 +522,98 @@ extern "C" __global__ void Forms_3(char *p0, i64 p1, i64 p2, char *p3) {
 #line 33 "basic.go"
 	r3 = r20; r47 = r3 < 0ll ? r3 : 0ll;
 #line 45 "basic.go"
-	r13 = p1; r43 = (u64)r13; r44 = r43 <= 2305843009213693952ull; r12 = p0; if (!r44) goto b32;
+	r13 = p1; r43 = (u64)r13; r44 = r43 <= 2305843009213693952ull; r12 = p0; if (!r44) goto b35;
 #line 41 "basic.go"
-	r121 = r2; r122 = r12 + r121 * 8; r123 = (u64)r1 * 8ull;
+	r112 = r2; r113 = r12 + r112 * 8; r114 = (u64)r1 * 8ull;
 b4: // head (checked if, before)
 #line 41 "basic.go"
 	r30 = r2 < r47; if (!r30) goto b9; r31 = r2;
 	r33 = r31 == 3ll; if (!r33) goto b8;
 b7: // latch (checked if, before)
 #line 41 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r122 = r122 + r123 * 1; goto b4;
+	r2 = (u64)r2 + (u64)r1; r113 = r113 + r114 * 1; goto b4;
 b8: // if.done (checked if, before)
 #line 45 "basic.go"
-	r34 = r31; if ((u64)r31 >= (u64)r13) { qd_site = 1; qd_x = r31; qd_y = r13; goto qd_fault; } r35 = r122; r36 = *(i64 *)r35; r37 = (u64)r36 - (u64)r34; r38 = r35; *(i64 *)r38 = r37; goto b7;
+	r34 = r31; if ((u64)r31 >= (u64)r13) { qd_site = 1; qd_x = r31; qd_y = r13; goto qd_fault; } r35 = r113; r36 = *(i64 *)r35; r37 = (u64)r36 - (u64)r34; r38 = r35; *(i64 *)r38 = r37; goto b7;
 b9: // preheader
 #line 45 "basic.go"
-	r49 = (u64)r1 * 3ull; r96 = (u64)r1 * 4ull; r46 = r13; r48 = r3 < r46 ? r3 : r46; r53 = (u64)r48; r55 = (u64)r49; r98 = r123; r104 = (u64)r1 * 16ull; r110 = (u64)r1 * 24ull; r124 = r2;
+	r96 = (u64)r1 * 4ull; r98 = r114; r101 = (u64)r1 * 16ull; r104 = (u64)r1 * 24ull; r115 = r2;
 #line 41 "basic.go"
-	r125 = r124; r126 = r12 + r125 * 8; r127 = (u64)r96 * 8ull;
-b10: // grid unrolled guard
+	r116 = r115; r117 = r12 + r116 * 8; r118 = (u64)r96 * 8ull; r46 = r13; r48 = r3 < r46 ? r3 : r46; r127 = (u64)r48 - 1ull; r135 = (i64)((u64)gridDim.x * blockDim.x); r137 = (u64)r135 * 3ull; r147 = (u64)r127 + (u64)r137; r148 = r147 <= 2147483647ll; r140 = r20 <= 2147483647ll; r139 = r20 >= (-2147483648ll); r149 = r139 & r140; r150 = r149 & r148; if (!r150) goto b35; r53 = (u64)r48; r225 = (u32)r53; r49 = (u64)r1 * 3ull; r55 = (u64)r49; r226 = (u32)r55; r229 = (i32)r1; r231 = r229; r233 = r229;
+b12: // grid unrolled guard (int32)
 #line 41 "basic.go"
-	r50 = r2 < r48; if (!r50) goto b32; r54 = (u64)r2; r51 = r53 - r54; r52 = r51 > r55; if (!r52) goto b26; r56 = r2; r58 = r56;
-	r60 = r58 == 3ll;
+	r178 = r2 < r48; if (!r178) goto b35; r224 = (i32)r2; r165 = (u32)r224; r164 = r225 - r165; r180 = r164 > r226; if (!r180) goto b28; r227 = (i32)r2; r166 = r227; r167 = r166;
+	r185 = r167 == 3;
 #line 45 "basic.go"
-	r61 = r58; if (!r60) goto b25;
-b14: // grid unrolled 1
+	r168 = r167; r186 = (i64)r168; if (!r185) goto b27;
+b16: // grid unrolled 1 (int32)
 #line 45 "basic.go"
-	r75 = (u64)r56 + (u64)r1;
+	r171 = (u32)r166 + (u32)r229;
 #line 41 "basic.go"
-	r67 = r75;
-	r69 = r67 == 3ll;
+	r169 = r171;
+	r193 = r169 == 3;
 #line 45 "basic.go"
-	r70 = r67; if (!r69) goto b24;
-b16: // grid unrolled 2
+	r170 = r169; r194 = (i64)r170; if (!r193) goto b26;
+b18: // grid unrolled 2 (int32)
 #line 45 "basic.go"
-	r85 = (u64)r75 + (u64)r1;
+	r174 = (u32)r171 + (u32)r231;
 #line 41 "basic.go"
-	r77 = r85;
-	r79 = r77 == 3ll;
+	r172 = r174;
+	r202 = r172 == 3;
 #line 45 "basic.go"
-	r80 = r77; if (!r79) goto b23;
-b18: // grid unrolled 3
+	r173 = r172; r203 = (i64)r173; if (!r202) goto b25;
+b20: // grid unrolled 3 (int32)
 #line 45 "basic.go"
-	r95 = (u64)r85 + (u64)r1;
+	r177 = (u32)r174 + (u32)r233;
 #line 41 "basic.go"
-	r87 = r95;
-	r89 = r87 == 3ll;
+	r175 = r177;
+	r211 = r175 == 3;
 #line 45 "basic.go"
-	r90 = r87; if (!r89) goto b22;
-b21: // latch (grid unrolled 3)
+	r176 = r175; r212 = (i64)r176; if (!r211) goto b24;
+b23: // latch (grid unrolled 3) (int32)
 #line 45 "basic.go"
-	r2 = (u64)r2 + (u64)r96; r126 = r126 + r127 * 1; goto b10;
-b22: // if.done (grid unrolled 3)
+	r2 = (u64)r2 + (u64)r96; r117 = r117 + r118 * 1; goto b12;
+b24: // if.done (grid unrolled 3) (int32)
 #line 45 "basic.go"
-	r109 = r126; r111 = r109 + r110 * 1; r91 = r111; r92 = *(i64 *)r91; r93 = (u64)r92 - (u64)r90; r114 = r111; r94 = r114; *(i64 *)r94 = r93; goto b21;
-b23: // if.done (grid unrolled 2)
+	r222 = r117; r223 = r222 + r104 * 1; r213 = r223; r214 = *(i64 *)r213; r215 = (u64)r214 - (u64)r212; r216 = r213; *(i64 *)r216 = r215; goto b23;
+b25: // if.done (grid unrolled 2) (int32)
 #line 45 "basic.go"
-	r103 = r126; r105 = r103 + r104 * 1; r81 = r105; r82 = *(i64 *)r81; r83 = (u64)r82 - (u64)r80; r108 = r105; r84 = r108; *(i64 *)r84 = r83; goto b18;
-b24: // if.done (grid unrolled 1)
+	r220 = r117; r221 = r220 + r101 * 1; r204 = r221; r205 = *(i64 *)r204; r206 = (u64)r205 - (u64)r203; r207 = r204; *(i64 *)r207 = r206; goto b20;
+b26: // if.done (grid unrolled 1) (int32)
 #line 45 "basic.go"
-	r97 = r126; r99 = r97 + r98 * 1; r71 = r99; r72 = *(i64 *)r71; r73 = (u64)r72 - (u64)r70; r102 = r99; r74 = r102; *(i64 *)r74 = r73; goto b16;
-b25: // if.done (grid unrolled 0)
+	r218 = r117; r219 = r218 + r98 * 1; r195 = r219; r196 = *(i64 *)r195; r197 = (u64)r196 - (u64)r194; r198 = r195; *(i64 *)r198 = r197; goto b18;
+b27: // if.done (grid unrolled 0) (int32)
 #line 45 "basic.go"
-	r62 = r126; r63 = *(i64 *)r62; r64 = (u64)r63 - (u64)r61; r65 = r62; *(i64 *)r65 = r64; goto b14;
-b26: // preheader
+	r187 = r117; r188 = *(i64 *)r187; r189 = (u64)r188 - (u64)r186; r190 = r187; *(i64 *)r190 = r189; goto b16;
+b28: // preheader
 #line 41 "basic.go"
-	r115 = r2; r116 = r12 + r115 * 8; r117 = r123;
-b27: // head
+	r106 = r2; r107 = r12 + r106 * 8; r108 = r114; r119 = r48 <= 2147483647ll; r122 = r139; r123 = r140; r124 = r119 & r122; r125 = r124 & r123; if (!r125) goto b35;
+b30: // head (int32)
 #line 41 "basic.go"
-	r5 = r2 < r48; if (!r5) goto b32; r6 = r2;
-	r8 = r6 == 3ll;
+	r153 = r2 < r48; if (!r153) goto b35; r162 = (i32)r2; r151 = r162;
+	r156 = r151 == 3;
 #line 45 "basic.go"
-	r10 = r6; if (!r8) goto b31;
-b30: // latch
+	r152 = r151; r157 = (i64)r152; if (!r156) goto b34;
+b33: // latch (int32)
 #line 41 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r116 = r116 + r117 * 1; goto b27;
-b31: // if.done
+	r2 = (u64)r2 + (u64)r1; r107 = r107 + r108 * 1; goto b30;
+b34: // if.done (int32)
 #line 45 "basic.go"
-	r11 = r116; r14 = *(i64 *)r11; r15 = (u64)r14 - (u64)r10; r16 = r11; *(i64 *)r16 = r15; goto b30;
-b32: // preheader
+	r158 = r107; r159 = *(i64 *)r158; r160 = (u64)r159 - (u64)r157; r161 = r158; *(i64 *)r161 = r160; goto b33;
+b35: // preheader
 #line 41 "basic.go"
-	r118 = r2; r119 = r12 + r118 * 8; r120 = (u64)r1 * 8ull;
-b33: // head (checked if, after)
+	r109 = r2; r110 = r12 + r109 * 8; r111 = (u64)r1 * 8ull;
+b36: // head (checked if, after)
 #line 41 "basic.go"
-	r21 = r2 < r3; if (!r21) goto b38; r22 = r2;
-	r24 = r22 == 3ll; if (!r24) goto b37;
-b36: // latch (checked if, after)
+	r21 = r2 < r3; if (!r21) goto b41; r22 = r2;
+	r24 = r22 == 3ll; if (!r24) goto b40;
+b39: // latch (checked if, after)
 #line 41 "basic.go"
-	r2 = (u64)r2 + (u64)r1; r119 = r119 + r120 * 1; goto b33;
-b37: // if.done (checked if, after)
+	r2 = (u64)r2 + (u64)r1; r110 = r110 + r111 * 1; goto b36;
+b40: // if.done (checked if, after)
 #line 45 "basic.go"
-	r25 = r22; if ((u64)r22 >= (u64)r13) { qd_site = 1; qd_x = r22; qd_y = r13; goto qd_fault; } r26 = r119; r27 = *(i64 *)r26; r28 = (u64)r27 - (u64)r25; r29 = r26; *(i64 *)r29 = r28; goto b36;
-b38: // exit
+	r25 = r22; if ((u64)r22 >= (u64)r13) { qd_site = 1; qd_x = r22; qd_y = r13; goto qd_fault; } r26 = r110; r27 = *(i64 *)r26; r28 = (u64)r27 - (u64)r25; r29 = r26; *(i64 *)r29 = r28; goto b39;
+b41: // exit
 #line 45 "basic.go"
 	return;
 qd_fault: {
@@ -555,35 +632,39 @@ qd_fault: {
 // Task 4 of kernel Forms(a []i64, n i64), serial.
 extern "C" __global__ void Forms_4(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r0 = 0, r2 = 0, r15 = 0, r25 = 0, r28 = 0, r31 = 0, r36 = 0, r39 = 0;
-	bool r40 = 0, r41 = 0, r45 = 0, r51 = 0, r56 = 0;
+	bool r40 = 0, r41 = 0, r45 = 0, r51 = 0, r55 = 0, r58 = 0, r60 = 0, r62 = 0;
+	bool r74 = 0, r78 = 0;
+	i32 r63 = 0, r64 = 0, r75 = 0;
 	i64 r1 = 0, r3 = 0, r6 = 0, r7 = 0, r8 = 0, r9 = 0, r11 = 0, r12 = 0;
 	i64 r14 = 0, r17 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0, r24 = 0, r42 = 0;
-	i64 r43 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0, r54 = 0, r55 = 0;
+	i64 r43 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0, r54 = 0, r56 = 0, r57 = 0;
+	i64 r59 = 0, r61 = 0, r66 = 0, r67 = 0, r68 = 0, r70 = 0, r71 = 0, r73 = 0;
+	i64 r76 = 0, r77 = 0;
 	u64 r26 = 0, r27 = 0, r29 = 0, r30 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0;
 	u64 r37 = 0, r38 = 0, r44 = 0, r50 = 0;
 	char *r4 = 0, *r5 = 0, *r10 = 0, *r13 = 0, *r16 = 0, *r20 = 0, *r23 = 0, *r52 = 0;
-	char *r53 = 0;
+	char *r53 = 0, *r65 = 0, *r69 = 0, *r72 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 47 "basic.go"
-	r1 = p2; r0 = r1 > 3ll; if (!r0) goto b28; r3 = 0ll;
+	r1 = p2; r0 = r1 > 3ll; if (!r0) goto b29; r3 = 0ll;
 #line 49 "basic.go"
-	r6 = p1; r26 = (u64)r6; r28 = 0ull < r26; r5 = p0; if (!r28) goto b29; r29 = (u64)r1; r30 = r29 + 4611686018427387904ull; r31 = r30 <= 9223372036854775808ull; if (!r31) goto b29; r34 = r26 - 1ull; r35 = r34; r32 = r29 - 1ull; r33 = r32; r36 = r33 <= r35; if (!r36) goto b29; r39 = r31; if (!r39) goto b29; r46 = (u64)r1 + (u64)(-1ll); r47 = r46 > 0ll ? r46 : 0ll; r48 = (u64)r47 - 1ull; r49 = r48 > 0ll ? r48 : 0ll; r50 = (u64)r49; r51 = r50 < r26; if (!r51) goto b29; r52 = r5 + 0ll; r54 = r1 > (-9223372036854775800ll) ? r1 : (-9223372036854775800ll); r55 = (u64)r54 - 8ull;
-b9: // unroll guard
+	r6 = p1; r26 = (u64)r6; r28 = 0ull < r26; r5 = p0; if (!r28) goto b30; r29 = (u64)r1; r30 = r29 + 4611686018427387904ull; r31 = r30 <= 9223372036854775808ull; if (!r31) goto b30; r34 = r26 - 1ull; r35 = r34; r32 = r29 - 1ull; r33 = r32; r36 = r33 <= r35; if (!r36) goto b30; r39 = r31; if (!r39) goto b30; r46 = (u64)r1 + (u64)(-1ll); r47 = r46 > 0ll ? r46 : 0ll; r48 = (u64)r47 - 1ull; r49 = r48 > 0ll ? r48 : 0ll; r50 = (u64)r49; r51 = r50 < r26; if (!r51) goto b30; r52 = r5 + 0ll; r54 = p2; r55 = r54 <= 2147483647ll; if (!r55) goto b30; r76 = r1 > (-9223372036854775800ll) ? r1 : (-9223372036854775800ll); r77 = (u64)r76 - 8ull;
+b10: // unroll guard
 #line 49 "basic.go"
-	r56 = r3 < r55; if (!r56) goto b26; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; r3 = r14; r52 = r52 + 8ll; goto b9;
-b26: // rangeint.body
+	r78 = r3 < r77; if (!r78) goto b27; r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; r3 = r73; r52 = r52 + 8ll; r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; r3 = r73; r52 = r52 + 8ll; r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; r3 = r73; r52 = r52 + 8ll; r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; r3 = r73; r52 = r52 + 8ll; r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; r3 = r73; r52 = r52 + 8ll; r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; r3 = r73; r52 = r52 + 8ll; r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; r3 = r73; r52 = r52 + 8ll; r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; r3 = r73; r52 = r52 + 8ll; goto b10;
+b27: // rangeint.body (int32)
 #line 49 "basic.go"
-	r4 = r52; r7 = *(i64 *)r4; r8 = (u64)r3 - 1ull; r9 = r8 > 0ll ? r8 : 0ll; r10 = r5 + r9 * 8; r11 = *(i64 *)r10; r12 = (u64)r7 + (u64)r11; r13 = r4; *(i64 *)r13 = r12; r14 = (u64)r3 + 1ull; r15 = r14 < r1; if (!r15) goto b28; r3 = r14; r52 = r52 + 8ll; goto b26;
-b28: // if.done
+	r65 = r52; r66 = *(i64 *)r65; r75 = (i32)r3; r63 = (u32)r75 - 1u; r64 = r63 > 0 ? r63 : 0; r68 = (i64)r64; r69 = r5 + r68 * 8; r70 = *(i64 *)r69; r71 = (u64)r66 + (u64)r70; r72 = r65; *(i64 *)r72 = r71; r73 = (u64)r3 + 1ull; r74 = r73 < r1; if (!r74) goto b29; r3 = r73; r52 = r52 + 8ll; goto b27;
+b29: // if.done
 #line 49 "basic.go"
 	return;
-b29: // preheader
+b30: // preheader
 #line 49 "basic.go"
 	r53 = r5 + 0ll;
-b30: // rangeint.body (checked)
+b31: // rangeint.body (checked)
 #line 49 "basic.go"
-	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; } r16 = r53; r17 = *(i64 *)r16; r18 = (u64)r3 - 1ull; r19 = r18 > 0ll ? r18 : 0ll; if ((u64)r19 >= (u64)r6) { qd_site = 3; qd_x = r19; qd_y = r6; goto qd_fault; } r20 = r5 + r19 * 8; r21 = *(i64 *)r20; r22 = (u64)r17 + (u64)r21; r23 = r16; *(i64 *)r23 = r22; r24 = (u64)r3 + 1ull; r25 = r24 < r1; if (!r25) goto b28; r3 = r24; r53 = r53 + 8ll; goto b30;
+	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; } r16 = r53; r17 = *(i64 *)r16; r18 = (u64)r3 - 1ull; r19 = r18 > 0ll ? r18 : 0ll; if ((u64)r19 >= (u64)r6) { qd_site = 3; qd_x = r19; qd_y = r6; goto qd_fault; } r20 = r5 + r19 * 8; r21 = *(i64 *)r20; r22 = (u64)r17 + (u64)r21; r23 = r16; *(i64 *)r23 = r22; r24 = (u64)r3 + 1ull; r25 = r24 < r1; if (!r25) goto b29; r3 = r24; r53 = r53 + 8ll; goto b31;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -111,20 +111,31 @@ qd_fault: {
 extern "C" __global__ void Phases_1(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r4 = 0, r6 = 0, r15 = 0, r17 = 0, r24 = 0, r27 = 0, r30 = 0, r36 = 0;
 	bool r38 = 0, r40 = 0, r45 = 0, r47 = 0, r53 = 0, r55 = 0, r62 = 0, r64 = 0;
-	bool r71 = 0, r73 = 0, r102 = 0;
-	i32 r100 = 0;
+	bool r71 = 0, r73 = 0, r102 = 0, r105 = 0, r106 = 0, r109 = 0, r111 = 0, r113 = 0;
+	bool r114 = 0, r116 = 0, r119 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r125 = 0;
+	bool r127 = 0, r129 = 0, r131 = 0, r133 = 0, r135 = 0, r137 = 0, r138 = 0, r139 = 0;
+	bool r140 = 0, r141 = 0, r153 = 0, r155 = 0, r159 = 0, r165 = 0, r172 = 0, r179 = 0;
+	i32 r100 = 0, r142 = 0, r145 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0;
+	i32 r151 = 0, r152 = 0, r191 = 0, r194 = 0, r195 = 0, r196 = 0, r197 = 0, r198 = 0;
+	i32 r199 = 0, r200 = 0, r201 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r10 = 0, r14 = 0, r16 = 0;
 	i64 r25 = 0, r37 = 0, r44 = 0, r46 = 0, r54 = 0, r61 = 0, r63 = 0, r70 = 0;
 	i64 r72 = 0, r79 = 0, r80 = 0, r82 = 0, r85 = 0, r88 = 0, r90 = 0, r92 = 0;
-	i64 r93 = 0, r95 = 0, r96 = 0, r97 = 0, r99 = 0, r101 = 0, r103 = 0;
+	i64 r93 = 0, r95 = 0, r96 = 0, r97 = 0, r99 = 0, r101 = 0, r103 = 0, r104 = 0;
+	i64 r107 = 0, r108 = 0, r110 = 0, r112 = 0, r115 = 0, r117 = 0, r118 = 0, r124 = 0;
+	i64 r126 = 0, r128 = 0, r130 = 0, r132 = 0, r134 = 0, r136 = 0, r157 = 0, r158 = 0;
+	i64 r164 = 0, r170 = 0, r171 = 0, r177 = 0, r178 = 0, r184 = 0;
+	u32 r143 = 0, r144 = 0, r192 = 0, r193 = 0;
 	u64 r23 = 0, r26 = 0, r28 = 0, r29 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0;
-	u64 r35 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
+	u64 r35 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0, r154 = 0, r156 = 0;
 	float r7 = 0, r11 = 0, r12 = 0, r18 = 0, r20 = 0, r21 = 0, r48 = 0, r50 = 0;
 	float r51 = 0, r56 = 0, r58 = 0, r59 = 0, r65 = 0, r67 = 0, r68 = 0, r74 = 0;
-	float r76 = 0, r77 = 0;
+	float r76 = 0, r77 = 0, r160 = 0, r161 = 0, r162 = 0, r166 = 0, r167 = 0, r168 = 0;
+	float r173 = 0, r174 = 0, r175 = 0, r180 = 0, r181 = 0, r182 = 0;
 	char *r8 = 0, *r9 = 0, *r13 = 0, *r19 = 0, *r22 = 0, *r49 = 0, *r52 = 0, *r57 = 0;
 	char *r60 = 0, *r66 = 0, *r69 = 0, *r75 = 0, *r78 = 0, *r81 = 0, *r83 = 0, *r84 = 0;
-	char *r86 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r94 = 0, *r98 = 0;
+	char *r86 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r94 = 0, *r98 = 0, *r163 = 0, *r169 = 0;
+	char *r176 = 0, *r183 = 0, *r185 = 0, *r186 = 0, *r187 = 0, *r188 = 0, *r189 = 0, *r190 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 30 "control.go"
@@ -132,47 +143,50 @@ extern "C" __global__ void Phases_1(char *p0, i64 p1, i64 p2, char *p3) {
 	r10 = p1; r23 = (u64)r10; r24 = 0ull < r23; r25 = r2; r26 = (u64)r25; r27 = r26 < r23;
 #line 30 "control.go"
 	r3 = p2; r28 = (u64)r3; r31 = r28 - 1ull; r32 = (u64)r2; r33 = r31 - r32; r34 = r23 - 1ull; r35 = r34 - r26; r36 = r33 <= r35;
-	r9 = p0; if (!r24) goto b25; if (!r27) goto b25; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b25; if (!r36) goto b25; r37 = (u64)r1 * 3ull; r80 = (u64)r1 * 4ull; r41 = r28; r43 = (u64)r37; r49 = r9 + 0ll; r57 = r49; r82 = r80; r66 = r49; r85 = (u64)r1 * 8ull; r75 = r49; r88 = (u64)r1 * 12ull; r96 = r2;
+	r9 = p0; if (!r24) goto b29; if (!r27) goto b29; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b29; if (!r36) goto b29; r80 = (u64)r1 * 4ull; r49 = r9 + 0ll; r57 = r49; r82 = r80; r66 = r49; r85 = (u64)r1 * 8ull; r75 = r49; r88 = (u64)r1 * 12ull; r96 = r2;
 #line 30 "control.go"
-	r97 = r96; r98 = r9 + r97 * 4; r100 = (i32)r80; r101 = (i64)r100; r102 = r101 == r80; r103 = (u64)r101 * 4ull; if (!r102) goto b25;
-b7: // grid unrolled guard
+	r97 = r96; r98 = r9 + r97 * 4; r100 = (i32)r80; r101 = (i64)r100; r102 = r101 == r80; r103 = (u64)r101 * 4ull; if (!r102) goto b29; r104 = p2; r105 = r104 >= (-2147483648ll); r106 = r104 <= 2147483647ll; r107 = (i64)((u64)gridDim.x * blockDim.x); r112 = (u64)r104 - 1ull; r113 = r112 >= (-2147483648ll); r134 = (u64)r107 * 4ull; r135 = r134 <= 2147483647ll; r136 = (u64)r112 + (u64)r134; r137 = r136 <= 2147483647ll; r138 = r105 & r106; r139 = r138 & r113; r140 = r139 & r135; r141 = r140 & r137; r142 = (i32)r2; if (!r141) goto b29; r191 = (i32)r3; r41 = r28; r192 = (u32)r41; r37 = (u64)r1 * 3ull; r43 = (u64)r37; r193 = (u32)r43; r195 = (i32)r1; r197 = r195; r199 = r195; r201 = r100;
+b9: // grid unrolled guard (int32)
 #line 30 "control.go"
-	r38 = r2 < r3; if (!r38) goto b24; r42 = (u64)r2; r39 = r41 - r42; r40 = r39 > r43; if (!r40) goto b19; r44 = r2; r46 = r44;
-	r48 = (float)r46; r50 = *(float *)r49; r51 = r48 * r50; r52 = r98; *(float *)r52 = r51; r61 = (u64)r44 + (u64)r1;
+	r153 = r142 < r191; if (!r153) goto b28; r144 = (u32)r142; r143 = r192 - r144; r155 = r143 > r193; if (!r155) goto b21; r145 = r142; r146 = r145; r158 = (i64)r146;
+	r160 = (float)r158; r161 = *(float *)r49; r162 = r160 * r161; r163 = r98; *(float *)r163 = r162; r148 = (u32)r145 + (u32)r195;
 #line 30 "control.go"
-	r54 = r61;
-	r56 = (float)r54; r58 = *(float *)r57; r59 = r56 * r58; r81 = r52; r83 = r81 + r82 * 1; r60 = r83; *(float *)r60 = r59; r70 = (u64)r61 + (u64)r1;
+	r147 = r148; r164 = (i64)r147;
+	r166 = (float)r164; r167 = *(float *)r57; r168 = r166 * r167; r185 = r163; r186 = r185 + r82 * 1; r169 = r186; *(float *)r169 = r168; r150 = (u32)r148 + (u32)r197;
 #line 30 "control.go"
-	r63 = r70;
-	r65 = (float)r63; r67 = *(float *)r66; r68 = r65 * r67; r84 = r52; r86 = r84 + r85 * 1; r69 = r86; *(float *)r69 = r68; r79 = (u64)r70 + (u64)r1;
+	r149 = r150; r171 = (i64)r149;
+	r173 = (float)r171; r174 = *(float *)r66; r175 = r173 * r174; r187 = r163; r188 = r187 + r85 * 1; r176 = r188; *(float *)r176 = r175; r152 = (u32)r150 + (u32)r199;
 #line 30 "control.go"
-	r72 = r79;
-	r74 = (float)r72; r76 = *(float *)r75; r77 = r74 * r76; r87 = r52; r89 = r87 + r88 * 1; r78 = r89; *(float *)r78 = r77; r2 = (u64)r2 + (u64)r80; r98 = r98 + r103 * 1; goto b7;
-b19: // preheader
+	r151 = r152; r178 = (i64)r151;
+	r180 = (float)r178; r181 = *(float *)r75; r182 = r180 * r181; r189 = r163; r190 = r189 + r88 * 1; r183 = r190; *(float *)r183 = r182; r142 = (u32)r142 + (u32)r201; r98 = r98 + r103 * 1; goto b9;
+b21: // index bounds exit
 #line 31 "control.go"
-	r8 = r49;
+	r2 = (i64)r142; r8 = r49;
 #line 30 "control.go"
 	r90 = r2; r91 = r9 + r90 * 4; r92 = r80;
-b20: // head
+b23: // head
 #line 30 "control.go"
-	r4 = r2 < r3; if (!r4) goto b24; r5 = r2;
+	r4 = r2 < r3; if (!r4) goto b27; r5 = r2;
 	r7 = (float)r5; r11 = *(float *)r8; r12 = r7 * r11; r13 = r91; *(float *)r13 = r12;
 #line 30 "control.go"
-	r2 = (u64)r2 + (u64)r1; r91 = r91 + r92 * 1; goto b20;
-b24: // exit
+	r2 = (u64)r2 + (u64)r1; r91 = r91 + r92 * 1; goto b23;
+b27: // exit
 #line 30 "control.go"
 	return;
-b25: // preheader
+b28: // index bounds exit
+#line 30 "control.go"
+	r2 = (i64)r142; goto b27;
+b29: // preheader
 #line 31 "control.go"
 	r19 = r9 + 0ll;
 #line 30 "control.go"
 	r93 = r2; r94 = r9 + r93 * 4; r95 = (u64)r1 * 4ull;
-b26: // head (checked)
+b30: // head (checked)
 #line 30 "control.go"
-	r15 = r2 < r3; if (!r15) goto b24; r16 = r2;
+	r15 = r2 < r3; if (!r15) goto b27; r16 = r2;
 	r18 = (float)r16; if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; } r20 = *(float *)r19; r21 = r18 * r20; if ((u64)r16 >= (u64)r10) { qd_site = 2; qd_x = r16; qd_y = r10; goto qd_fault; } r22 = r94; *(float *)r22 = r21;
 #line 30 "control.go"
-	r2 = (u64)r2 + (u64)r1; r94 = r94 + r95 * 1; goto b26;
+	r2 = (u64)r2 + (u64)r1; r94 = r94 + r95 * 1; goto b30;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -218,8 +232,15 @@ extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r5 = 0, r15 = 0, r20 = 0, r28 = 0, r33 = 0, r36 = 0, r42 = 0, r44 = 0;
 	bool r46 = 0, r48 = 0, r53 = 0, r61 = 0, r62 = 0, r70 = 0, r72 = 0, r80 = 0;
 	bool r82 = 0, r90 = 0, r135 = 0, r139 = 0, r141 = 0, r144 = 0, r146 = 0, r149 = 0;
-	bool r151 = 0;
-	i32 r133 = 0, r137 = 0, r142 = 0, r147 = 0;
+	bool r151 = 0, r152 = 0, r153 = 0, r155 = 0, r157 = 0, r159 = 0, r160 = 0, r162 = 0;
+	bool r164 = 0, r166 = 0, r168 = 0, r170 = 0, r172 = 0, r174 = 0, r176 = 0, r178 = 0;
+	bool r180 = 0, r182 = 0, r184 = 0, r186 = 0, r188 = 0, r190 = 0, r192 = 0, r194 = 0;
+	bool r196 = 0, r197 = 0, r198 = 0, r199 = 0, r219 = 0, r221 = 0, r231 = 0, r239 = 0;
+	bool r248 = 0, r257 = 0;
+	i32 r133 = 0, r137 = 0, r142 = 0, r147 = 0, r200 = 0, r203 = 0, r204 = 0, r205 = 0;
+	i32 r206 = 0, r207 = 0, r208 = 0, r209 = 0, r210 = 0, r211 = 0, r212 = 0, r213 = 0;
+	i32 r214 = 0, r215 = 0, r216 = 0, r217 = 0, r218 = 0, r259 = 0, r262 = 0, r263 = 0;
+	i32 r264 = 0, r265 = 0, r266 = 0, r267 = 0, r268 = 0, r269 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r10 = 0;
 	i64 r14 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0, r27 = 0;
 	i64 r30 = 0, r31 = 0, r45 = 0, r52 = 0, r54 = 0, r55 = 0, r60 = 0, r63 = 0;
@@ -229,14 +250,22 @@ extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2, char *p3) {
 	i64 r108 = 0, r109 = 0, r110 = 0, r111 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0;
 	i64 r117 = 0, r118 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r124 = 0, r125 = 0;
 	i64 r126 = 0, r128 = 0, r129 = 0, r130 = 0, r131 = 0, r132 = 0, r134 = 0, r136 = 0;
-	i64 r138 = 0, r140 = 0, r143 = 0, r145 = 0, r148 = 0, r150 = 0;
+	i64 r138 = 0, r140 = 0, r143 = 0, r145 = 0, r148 = 0, r150 = 0, r154 = 0, r156 = 0;
+	i64 r158 = 0, r161 = 0, r163 = 0, r165 = 0, r167 = 0, r169 = 0, r171 = 0, r173 = 0;
+	i64 r175 = 0, r177 = 0, r179 = 0, r181 = 0, r183 = 0, r185 = 0, r187 = 0, r189 = 0;
+	i64 r191 = 0, r193 = 0, r195 = 0, r223 = 0, r224 = 0, r225 = 0, r230 = 0, r232 = 0;
+	i64 r233 = 0, r238 = 0, r240 = 0, r241 = 0, r242 = 0, r247 = 0, r249 = 0, r250 = 0;
+	i64 r251 = 0, r256 = 0, r258 = 0;
+	u32 r201 = 0, r202 = 0, r260 = 0, r261 = 0;
 	u64 r29 = 0, r32 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0;
-	u64 r41 = 0, r43 = 0, r47 = 0, r49 = 0, r50 = 0, r51 = 0;
+	u64 r41 = 0, r43 = 0, r47 = 0, r49 = 0, r50 = 0, r51 = 0, r220 = 0, r222 = 0;
 	float r11 = 0, r12 = 0, r24 = 0, r25 = 0, r57 = 0, r58 = 0, r66 = 0, r67 = 0;
-	float r76 = 0, r77 = 0, r86 = 0, r87 = 0;
+	float r76 = 0, r77 = 0, r86 = 0, r87 = 0, r227 = 0, r228 = 0, r235 = 0, r236 = 0;
+	float r244 = 0, r245 = 0, r253 = 0, r254 = 0;
 	char *r8 = 0, *r9 = 0, *r13 = 0, *r23 = 0, *r26 = 0, *r56 = 0, *r59 = 0, *r65 = 0;
 	char *r68 = 0, *r75 = 0, *r78 = 0, *r85 = 0, *r88 = 0, *r95 = 0, *r100 = 0, *r106 = 0;
-	char *r112 = 0, *r119 = 0, *r127 = 0;
+	char *r112 = 0, *r119 = 0, *r127 = 0, *r226 = 0, *r229 = 0, *r234 = 0, *r237 = 0, *r243 = 0;
+	char *r246 = 0, *r252 = 0, *r255 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 36 "control.go"
@@ -244,7 +273,7 @@ extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2, char *p3) {
 	r10 = p1; r29 = (u64)r10; r30 = r2; r31 = (u64)r30 * 2ull; r32 = (u64)r31; r33 = r32 < r29;
 #line 36 "control.go"
 	r4 = p2; r16 = r4 >> 63; r17 = r16 & 1ll; r18 = (u64)r4 + (u64)r17; r19 = r18 >> 1; r3 = r19; r34 = (u64)r3; r37 = r34 - 1ull; r38 = (u64)r2; r39 = r37 - r38; r40 = r29 - 1ull; r41 = r40 - r32; r42 = r39 <= 4611686018427387903ull; r43 = r39 * 2ull; r44 = r43 <= r41;
-	r9 = p0; if (!r33) goto b19; r35 = r34 + 4611686018427387904ull; r36 = r35 <= 9223372036854775808ull; if (!r36) goto b19; if (!r42) goto b19; if (!r44) goto b19; r45 = (u64)r1 * 3ull; r92 = (u64)r1 * 4ull; r49 = r34; r51 = (u64)r45; r103 = r2;
+	r9 = p0; if (!r33) goto b23; r35 = r34 + 4611686018427387904ull; r36 = r35 <= 9223372036854775808ull; if (!r36) goto b23; if (!r42) goto b23; if (!r44) goto b23; r92 = (u64)r1 * 4ull; r103 = r2;
 #line 36 "control.go"
 	r104 = r103;
 	r105 = (u64)r104 * 2ull; r106 = r9 + r105 * 4; r107 = (u64)r92 * 2ull; r109 = (u64)r103 + (u64)r1;
@@ -256,33 +285,38 @@ extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2, char *p3) {
 	r118 = (u64)r117 * 2ull; r119 = r9 + r118 * 4; r124 = (u64)r116 + (u64)r1;
 #line 36 "control.go"
 	r125 = r124;
-	r126 = (u64)r125 * 2ull; r127 = r9 + r126 * 4; r133 = (i32)r107; r134 = (i64)r133; r135 = r134 == r107; r136 = (u64)r134 * 4ull; r139 = r135; r140 = r136; r141 = r135 & r139; r144 = r135; r145 = r136; r146 = r141 & r144; r149 = r135; r150 = r136; r151 = r146 & r149; if (!r151) goto b19;
-b7: // grid unrolled guard
+	r126 = (u64)r125 * 2ull; r127 = r9 + r126 * 4; r133 = (i32)r107; r134 = (i64)r133; r135 = r134 == r107; r136 = (u64)r134 * 4ull; r139 = r135; r140 = r136; r141 = r135 & r139; r144 = r135; r145 = r136; r146 = r141 & r144; r149 = r135; r150 = r136; r151 = r146 & r149; if (!r151) goto b23; r154 = (u64)r19 - 1ull; r156 = (u64)r154 * (u64)(-1ll); r158 = (u64)r156 + 1ull; r160 = r158 <= 2147483647ll; r161 = (i64)((u64)gridDim.x * blockDim.x); r165 = (u64)r154 * 2ull; r179 = (u64)r161 * 4ull; r187 = (u64)r161 * 6ull; r188 = r187 <= 2147483647ll; r189 = (u64)r165 + (u64)r187; r190 = r189 <= 2147483647ll; r193 = (u64)r154 + (u64)r179; r194 = r193 <= 2147483647ll; r197 = r160 & r188; r198 = r197 & r190; r199 = r198 & r194; r200 = (i32)r2; if (!r199) goto b23; r259 = (i32)r3; r49 = r34; r260 = (u32)r49; r45 = (u64)r1 * 3ull; r51 = (u64)r45; r261 = (u32)r51; r269 = (i32)r92;
+b9: // grid unrolled guard (int32)
 #line 37 "control.go"
-	r46 = r2 < r3; if (!r46) goto b18; r50 = (u64)r2; r47 = r49 - r50; r48 = r47 > r51; if (!r48) goto b14; r56 = r106; r57 = *(float *)r56; r58 = r57 + 0x1p+00f; r59 = r56; *(float *)r59 = r58; r65 = r112; r66 = *(float *)r65; r67 = r66 + 0x1p+00f; r68 = r65; *(float *)r68 = r67; r75 = r119; r76 = *(float *)r75; r77 = r76 + 0x1p+00f; r78 = r75; *(float *)r78 = r77; r85 = r127; r86 = *(float *)r85; r87 = r86 + 0x1p+00f; r88 = r85; *(float *)r88 = r87; r2 = (u64)r2 + (u64)r92; r106 = r106 + r136 * 1; r112 = r112 + r140 * 1; r119 = r119 + r145 * 1; r127 = r127 + r150 * 1; goto b7;
-b14: // preheader
+	r219 = r200 < r259; if (!r219) goto b22; r202 = (u32)r200; r201 = r260 - r202; r221 = r201 > r261; if (!r221) goto b16; r226 = r106; r227 = *(float *)r226; r228 = r227 + 0x1p+00f; r229 = r226; *(float *)r229 = r228; r234 = r112; r235 = *(float *)r234; r236 = r235 + 0x1p+00f; r237 = r234; *(float *)r237 = r236; r243 = r119; r244 = *(float *)r243; r245 = r244 + 0x1p+00f; r246 = r243; *(float *)r246 = r245; r252 = r127; r253 = *(float *)r252; r254 = r253 + 0x1p+00f; r255 = r252; *(float *)r255 = r254; r200 = (u32)r200 + (u32)r269; r106 = r106 + r136 * 1; r112 = r112 + r140 * 1; r119 = r119 + r145 * 1; r127 = r127 + r150 * 1; goto b9;
+b16: // index bounds exit
+#line 37 "control.go"
+	r2 = (i64)r200;
 #line 36 "control.go"
 	r93 = r2;
 	r94 = (u64)r93 * 2ull; r95 = r9 + r94 * 4; r96 = (u64)r1 * 2ull; r97 = (u64)r96 * 4ull;
-b15: // head
+b18: // head
 #line 36 "control.go"
-	r5 = r2 < r3; if (!r5) goto b18;
+	r5 = r2 < r3; if (!r5) goto b21;
 	r8 = r95; r11 = *(float *)r8; r12 = r11 + 0x1p+00f; r13 = r8; *(float *)r13 = r12;
 #line 36 "control.go"
-	r2 = (u64)r2 + (u64)r1; r95 = r95 + r97 * 1; goto b15;
-b18: // exit
+	r2 = (u64)r2 + (u64)r1; r95 = r95 + r97 * 1; goto b18;
+b21: // exit
 #line 36 "control.go"
 	return;
-b19: // preheader
+b22: // index bounds exit
+#line 36 "control.go"
+	r2 = (i64)r200; goto b21;
+b23: // preheader
 #line 36 "control.go"
 	r98 = r2;
 	r99 = (u64)r98 * 2ull; r100 = r9 + r99 * 4; r101 = (u64)r1 * 2ull; r102 = (u64)r101 * 4ull;
-b20: // head (checked)
+b24: // head (checked)
 #line 36 "control.go"
-	r20 = r2 < r3; if (!r20) goto b18; r21 = r2;
+	r20 = r2 < r3; if (!r20) goto b21; r21 = r2;
 	r22 = (u64)r21 * 2ull; if ((u64)r22 >= (u64)r10) { qd_site = 6; qd_x = r22; qd_y = r10; goto qd_fault; } r23 = r100; r24 = *(float *)r23; r25 = r24 + 0x1p+00f; r26 = r23; *(float *)r26 = r25;
 #line 36 "control.go"
-	r2 = (u64)r2 + (u64)r1; r100 = r100 + r102 * 1; goto b20;
+	r2 = (u64)r2 + (u64)r1; r100 = r100 + r102 * 1; goto b24;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -21,21 +21,33 @@ __device__ u32 qd_fault_claim;
 extern "C" __global__ void StreamAB_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r16 = 0, r17 = 0, r25 = 0, r30 = 0, r33 = 0, r39 = 0, r41 = 0;
 	bool r43 = 0, r48 = 0, r56 = 0, r57 = 0, r65 = 0, r67 = 0, r75 = 0, r77 = 0;
-	bool r85 = 0, r109 = 0;
-	i32 r107 = 0;
+	bool r85 = 0, r109 = 0, r112 = 0, r113 = 0, r116 = 0, r118 = 0, r119 = 0, r121 = 0;
+	bool r123 = 0, r124 = 0, r125 = 0, r127 = 0, r129 = 0, r131 = 0, r133 = 0, r135 = 0;
+	bool r137 = 0, r139 = 0, r141 = 0, r143 = 0, r145 = 0, r147 = 0, r148 = 0, r149 = 0;
+	bool r150 = 0, r151 = 0, r167 = 0, r169 = 0, r177 = 0, r183 = 0, r190 = 0, r197 = 0;
+	i32 r107 = 0, r152 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0;
+	i32 r161 = 0, r162 = 0, r163 = 0, r164 = 0, r165 = 0, r166 = 0, r205 = 0, r208 = 0;
+	i32 r209 = 0, r210 = 0, r211 = 0, r212 = 0, r213 = 0, r214 = 0, r215 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r15 = 0, r18 = 0, r20 = 0, r24 = 0, r26 = 0, r28 = 0, r40 = 0;
 	i64 r47 = 0, r49 = 0, r51 = 0, r55 = 0, r58 = 0, r60 = 0, r64 = 0, r66 = 0;
 	i64 r68 = 0, r70 = 0, r74 = 0, r76 = 0, r78 = 0, r80 = 0, r84 = 0, r86 = 0;
 	i64 r87 = 0, r89 = 0, r92 = 0, r95 = 0, r97 = 0, r99 = 0, r100 = 0, r102 = 0;
-	i64 r103 = 0, r104 = 0, r106 = 0, r108 = 0, r110 = 0;
+	i64 r103 = 0, r104 = 0, r106 = 0, r108 = 0, r110 = 0, r111 = 0, r114 = 0, r115 = 0;
+	i64 r117 = 0, r120 = 0, r122 = 0, r126 = 0, r128 = 0, r130 = 0, r132 = 0, r134 = 0;
+	i64 r136 = 0, r138 = 0, r140 = 0, r142 = 0, r144 = 0, r146 = 0, r171 = 0, r172 = 0;
+	i64 r176 = 0, r178 = 0, r182 = 0, r184 = 0, r185 = 0, r189 = 0, r191 = 0, r192 = 0;
+	i64 r196 = 0, r198 = 0;
+	u32 r153 = 0, r154 = 0, r206 = 0, r207 = 0;
 	u64 r27 = 0, r29 = 0, r31 = 0, r32 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0;
-	u64 r38 = 0, r42 = 0, r44 = 0, r45 = 0, r46 = 0;
+	u64 r38 = 0, r42 = 0, r44 = 0, r45 = 0, r46 = 0, r168 = 0, r170 = 0;
 	float r12 = 0, r13 = 0, r21 = 0, r22 = 0, r52 = 0, r53 = 0, r61 = 0, r62 = 0;
-	float r71 = 0, r72 = 0, r81 = 0, r82 = 0;
+	float r71 = 0, r72 = 0, r81 = 0, r82 = 0, r173 = 0, r174 = 0, r179 = 0, r180 = 0;
+	float r186 = 0, r187 = 0, r193 = 0, r194 = 0;
 	char *r7 = 0, *r10 = 0, *r14 = 0, *r19 = 0, *r23 = 0, *r50 = 0, *r54 = 0, *r59 = 0;
 	char *r63 = 0, *r69 = 0, *r73 = 0, *r79 = 0, *r83 = 0, *r88 = 0, *r90 = 0, *r91 = 0;
-	char *r93 = 0, *r94 = 0, *r96 = 0, *r98 = 0, *r101 = 0, *r105 = 0;
+	char *r93 = 0, *r94 = 0, *r96 = 0, *r98 = 0, *r101 = 0, *r105 = 0, *r175 = 0, *r181 = 0;
+	char *r188 = 0, *r195 = 0, *r199 = 0, *r200 = 0, *r201 = 0, *r202 = 0, *r203 = 0, *r204 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 10 "parallel.go"
@@ -43,47 +55,50 @@ extern "C" __global__ void StreamAB_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	r11 = p1; r26 = r11; r27 = (u64)r26; r28 = r2; r29 = (u64)r28; r30 = r29 < r27;
 #line 10 "parallel.go"
 	r4 = p6; r3 = r4; r31 = (u64)r3; r34 = r31 - 1ull; r35 = (u64)r2; r36 = r34 - r35; r37 = r27 - 1ull; r38 = r37 - r29; r39 = r36 <= r38;
-	r10 = p0; if (!r30) goto b24; r32 = r31 + 4611686018427387904ull; r33 = r32 <= 9223372036854775808ull; if (!r33) goto b24; if (!r39) goto b24; r40 = (u64)r1 * 3ull; r87 = (u64)r1 * 4ull; r44 = r31; r46 = (u64)r40; r50 = r10; r89 = r87; r92 = (u64)r1 * 8ull; r95 = (u64)r1 * 12ull; r103 = r2;
+	r10 = p0; if (!r30) goto b28; r32 = r31 + 4611686018427387904ull; r33 = r32 <= 9223372036854775808ull; if (!r33) goto b28; if (!r39) goto b28; r87 = (u64)r1 * 4ull; r50 = r10; r89 = r87; r92 = (u64)r1 * 8ull; r95 = (u64)r1 * 12ull; r103 = r2;
 #line 10 "parallel.go"
-	r104 = r103; r105 = r50 + r104 * 4; r107 = (i32)r87; r108 = (i64)r107; r109 = r108 == r87; r110 = (u64)r108 * 4ull; if (!r109) goto b24;
-b6: // grid unrolled guard
+	r104 = r103; r105 = r50 + r104 * 4; r107 = (i32)r87; r108 = (i64)r107; r109 = r108 == r87; r110 = (u64)r108 * 4ull; if (!r109) goto b28; r111 = p6; r112 = r111 >= (-2147483648ll); r113 = r111 <= 2147483647ll; r114 = (i64)((u64)gridDim.x * blockDim.x); r117 = (u64)r111 - 1ull; r118 = r117 >= (-2147483648ll); r144 = (u64)r114 * 4ull; r145 = r144 <= 2147483647ll; r146 = (u64)r117 + (u64)r144; r147 = r146 <= 2147483647ll; r148 = r112 & r113; r149 = r148 & r118; r150 = r149 & r145; r151 = r150 & r147; r152 = (i32)r2; if (!r151) goto b28; r205 = (i32)r3; r44 = r31; r206 = (u32)r44; r40 = (u64)r1 * 3ull; r46 = (u64)r40; r207 = (u32)r46; r209 = (i32)r1; r211 = r209; r213 = r209; r215 = r107;
+b8: // grid unrolled guard (int32)
 #line 10 "parallel.go"
-	r41 = r2 < r3; if (!r41) goto b23; r45 = (u64)r2; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b18; r47 = r2; r49 = r47;
-	r52 = (float)r49; r53 = r52 * 0x1p-01f; r54 = r105; *(float *)r54 = r53; r66 = (u64)r47 + (u64)r1;
+	r167 = r152 < r205; if (!r167) goto b27; r154 = (u32)r152; r153 = r206 - r154; r169 = r153 > r207; if (!r169) goto b20; r155 = r152; r156 = r155; r172 = (i64)r156;
+	r173 = (float)r172; r174 = r173 * 0x1p-01f; r175 = r105; *(float *)r175 = r174; r160 = (u32)r155 + (u32)r209;
 #line 10 "parallel.go"
-	r58 = r66;
-	r61 = (float)r58; r62 = r61 * 0x1p-01f; r88 = r54; r90 = r88 + r89 * 1; r63 = r90; *(float *)r63 = r62; r76 = (u64)r66 + (u64)r1;
+	r158 = r160; r178 = (i64)r158;
+	r179 = (float)r178; r180 = r179 * 0x1p-01f; r199 = r175; r200 = r199 + r89 * 1; r181 = r200; *(float *)r181 = r180; r163 = (u32)r160 + (u32)r211;
 #line 10 "parallel.go"
-	r68 = r76;
-	r71 = (float)r68; r72 = r71 * 0x1p-01f; r91 = r54; r93 = r91 + r92 * 1; r73 = r93; *(float *)r73 = r72; r86 = (u64)r76 + (u64)r1;
+	r161 = r163; r185 = (i64)r161;
+	r186 = (float)r185; r187 = r186 * 0x1p-01f; r201 = r175; r202 = r201 + r92 * 1; r188 = r202; *(float *)r188 = r187; r166 = (u32)r163 + (u32)r213;
 #line 10 "parallel.go"
-	r78 = r86;
-	r81 = (float)r78; r82 = r81 * 0x1p-01f; r94 = r54; r96 = r94 + r95 * 1; r83 = r96; *(float *)r83 = r82; r2 = (u64)r2 + (u64)r87; r105 = r105 + r110 * 1; goto b6;
-b18: // preheader
+	r164 = r166; r192 = (i64)r164;
+	r193 = (float)r192; r194 = r193 * 0x1p-01f; r203 = r175; r204 = r203 + r95 * 1; r195 = r204; *(float *)r195 = r194; r152 = (u32)r152 + (u32)r215; r105 = r105 + r110 * 1; goto b8;
+b20: // index bounds exit
 #line 11 "parallel.go"
-	r7 = r10;
+	r2 = (i64)r152; r7 = r10;
 #line 10 "parallel.go"
 	r97 = r2; r98 = r7 + r97 * 4; r99 = r87;
-b19: // head
+b22: // head
 #line 10 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b23; r6 = r2;
+	r5 = r2 < r3; if (!r5) goto b26; r6 = r2;
 	r12 = (float)r6; r13 = r12 * 0x1p-01f; r14 = r98; *(float *)r14 = r13;
 #line 10 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r98 = r98 + r99 * 1; goto b19;
-b23: // exit
+	r2 = (u64)r2 + (u64)r1; r98 = r98 + r99 * 1; goto b22;
+b26: // exit
 #line 10 "parallel.go"
 	return;
-b24: // preheader
+b27: // index bounds exit
+#line 10 "parallel.go"
+	r2 = (i64)r152; goto b26;
+b28: // preheader
 #line 11 "parallel.go"
 	r19 = r10; r20 = r11;
 #line 10 "parallel.go"
 	r100 = r2; r101 = r19 + r100 * 4; r102 = (u64)r1 * 4ull;
-b25: // head (checked)
+b29: // head (checked)
 #line 10 "parallel.go"
-	r17 = r2 < r3; if (!r17) goto b23; r18 = r2;
+	r17 = r2 < r3; if (!r17) goto b26; r18 = r2;
 	r21 = (float)r18; r22 = r21 * 0x1p-01f; if ((u64)r18 >= (u64)r20) { qd_site = 0; qd_x = r18; qd_y = r20; goto qd_fault; } r23 = r101; *(float *)r23 = r22;
 #line 10 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; goto b25;
+	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; goto b29;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -101,21 +116,33 @@ qd_fault: {
 extern "C" __global__ void StreamAB_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r16 = 0, r17 = 0, r25 = 0, r30 = 0, r33 = 0, r39 = 0, r41 = 0;
 	bool r43 = 0, r48 = 0, r56 = 0, r57 = 0, r65 = 0, r67 = 0, r75 = 0, r77 = 0;
-	bool r85 = 0, r109 = 0;
-	i32 r107 = 0;
+	bool r85 = 0, r109 = 0, r112 = 0, r113 = 0, r116 = 0, r118 = 0, r119 = 0, r121 = 0;
+	bool r123 = 0, r124 = 0, r125 = 0, r127 = 0, r129 = 0, r131 = 0, r133 = 0, r135 = 0;
+	bool r137 = 0, r139 = 0, r141 = 0, r143 = 0, r145 = 0, r147 = 0, r148 = 0, r149 = 0;
+	bool r150 = 0, r151 = 0, r167 = 0, r169 = 0, r177 = 0, r183 = 0, r190 = 0, r197 = 0;
+	i32 r107 = 0, r152 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0;
+	i32 r161 = 0, r162 = 0, r163 = 0, r164 = 0, r165 = 0, r166 = 0, r205 = 0, r208 = 0;
+	i32 r209 = 0, r210 = 0, r211 = 0, r212 = 0, r213 = 0, r214 = 0, r215 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r15 = 0, r18 = 0, r20 = 0, r24 = 0, r26 = 0, r28 = 0, r40 = 0;
 	i64 r47 = 0, r49 = 0, r51 = 0, r55 = 0, r58 = 0, r60 = 0, r64 = 0, r66 = 0;
 	i64 r68 = 0, r70 = 0, r74 = 0, r76 = 0, r78 = 0, r80 = 0, r84 = 0, r86 = 0;
 	i64 r87 = 0, r89 = 0, r92 = 0, r95 = 0, r97 = 0, r99 = 0, r100 = 0, r102 = 0;
-	i64 r103 = 0, r104 = 0, r106 = 0, r108 = 0, r110 = 0;
+	i64 r103 = 0, r104 = 0, r106 = 0, r108 = 0, r110 = 0, r111 = 0, r114 = 0, r115 = 0;
+	i64 r117 = 0, r120 = 0, r122 = 0, r126 = 0, r128 = 0, r130 = 0, r132 = 0, r134 = 0;
+	i64 r136 = 0, r138 = 0, r140 = 0, r142 = 0, r144 = 0, r146 = 0, r171 = 0, r172 = 0;
+	i64 r176 = 0, r178 = 0, r182 = 0, r184 = 0, r185 = 0, r189 = 0, r191 = 0, r192 = 0;
+	i64 r196 = 0, r198 = 0;
+	u32 r153 = 0, r154 = 0, r206 = 0, r207 = 0;
 	u64 r27 = 0, r29 = 0, r31 = 0, r32 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0;
-	u64 r38 = 0, r42 = 0, r44 = 0, r45 = 0, r46 = 0;
+	u64 r38 = 0, r42 = 0, r44 = 0, r45 = 0, r46 = 0, r168 = 0, r170 = 0;
 	float r12 = 0, r13 = 0, r21 = 0, r22 = 0, r52 = 0, r53 = 0, r61 = 0, r62 = 0;
-	float r71 = 0, r72 = 0, r81 = 0, r82 = 0;
+	float r71 = 0, r72 = 0, r81 = 0, r82 = 0, r173 = 0, r174 = 0, r179 = 0, r180 = 0;
+	float r186 = 0, r187 = 0, r193 = 0, r194 = 0;
 	char *r7 = 0, *r10 = 0, *r14 = 0, *r19 = 0, *r23 = 0, *r50 = 0, *r54 = 0, *r59 = 0;
 	char *r63 = 0, *r69 = 0, *r73 = 0, *r79 = 0, *r83 = 0, *r88 = 0, *r90 = 0, *r91 = 0;
-	char *r93 = 0, *r94 = 0, *r96 = 0, *r98 = 0, *r101 = 0, *r105 = 0;
+	char *r93 = 0, *r94 = 0, *r96 = 0, *r98 = 0, *r101 = 0, *r105 = 0, *r175 = 0, *r181 = 0;
+	char *r188 = 0, *r195 = 0, *r199 = 0, *r200 = 0, *r201 = 0, *r202 = 0, *r203 = 0, *r204 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 15 "parallel.go"
@@ -123,47 +150,50 @@ extern "C" __global__ void StreamAB_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	r11 = p3; r26 = r11; r27 = (u64)r26; r28 = r2; r29 = (u64)r28; r30 = r29 < r27;
 #line 15 "parallel.go"
 	r4 = p6; r3 = r4; r31 = (u64)r3; r34 = r31 - 1ull; r35 = (u64)r2; r36 = r34 - r35; r37 = r27 - 1ull; r38 = r37 - r29; r39 = r36 <= r38;
-	r10 = p2; if (!r30) goto b24; r32 = r31 + 4611686018427387904ull; r33 = r32 <= 9223372036854775808ull; if (!r33) goto b24; if (!r39) goto b24; r40 = (u64)r1 * 3ull; r87 = (u64)r1 * 4ull; r44 = r31; r46 = (u64)r40; r50 = r10; r89 = r87; r92 = (u64)r1 * 8ull; r95 = (u64)r1 * 12ull; r103 = r2;
+	r10 = p2; if (!r30) goto b28; r32 = r31 + 4611686018427387904ull; r33 = r32 <= 9223372036854775808ull; if (!r33) goto b28; if (!r39) goto b28; r87 = (u64)r1 * 4ull; r50 = r10; r89 = r87; r92 = (u64)r1 * 8ull; r95 = (u64)r1 * 12ull; r103 = r2;
 #line 15 "parallel.go"
-	r104 = r103; r105 = r50 + r104 * 4; r107 = (i32)r87; r108 = (i64)r107; r109 = r108 == r87; r110 = (u64)r108 * 4ull; if (!r109) goto b24;
-b6: // grid unrolled guard
+	r104 = r103; r105 = r50 + r104 * 4; r107 = (i32)r87; r108 = (i64)r107; r109 = r108 == r87; r110 = (u64)r108 * 4ull; if (!r109) goto b28; r111 = p6; r112 = r111 >= (-2147483648ll); r113 = r111 <= 2147483647ll; r114 = (i64)((u64)gridDim.x * blockDim.x); r117 = (u64)r111 - 1ull; r118 = r117 >= (-2147483648ll); r144 = (u64)r114 * 4ull; r145 = r144 <= 2147483647ll; r146 = (u64)r117 + (u64)r144; r147 = r146 <= 2147483647ll; r148 = r112 & r113; r149 = r148 & r118; r150 = r149 & r145; r151 = r150 & r147; r152 = (i32)r2; if (!r151) goto b28; r205 = (i32)r3; r44 = r31; r206 = (u32)r44; r40 = (u64)r1 * 3ull; r46 = (u64)r40; r207 = (u32)r46; r209 = (i32)r1; r211 = r209; r213 = r209; r215 = r107;
+b8: // grid unrolled guard (int32)
 #line 15 "parallel.go"
-	r41 = r2 < r3; if (!r41) goto b23; r45 = (u64)r2; r42 = r44 - r45; r43 = r42 > r46; if (!r43) goto b18; r47 = r2; r49 = r47;
-	r52 = (float)r49; r53 = r52 + 0x1p+00f; r54 = r105; *(float *)r54 = r53; r66 = (u64)r47 + (u64)r1;
+	r167 = r152 < r205; if (!r167) goto b27; r154 = (u32)r152; r153 = r206 - r154; r169 = r153 > r207; if (!r169) goto b20; r155 = r152; r156 = r155; r172 = (i64)r156;
+	r173 = (float)r172; r174 = r173 + 0x1p+00f; r175 = r105; *(float *)r175 = r174; r160 = (u32)r155 + (u32)r209;
 #line 15 "parallel.go"
-	r58 = r66;
-	r61 = (float)r58; r62 = r61 + 0x1p+00f; r88 = r54; r90 = r88 + r89 * 1; r63 = r90; *(float *)r63 = r62; r76 = (u64)r66 + (u64)r1;
+	r158 = r160; r178 = (i64)r158;
+	r179 = (float)r178; r180 = r179 + 0x1p+00f; r199 = r175; r200 = r199 + r89 * 1; r181 = r200; *(float *)r181 = r180; r163 = (u32)r160 + (u32)r211;
 #line 15 "parallel.go"
-	r68 = r76;
-	r71 = (float)r68; r72 = r71 + 0x1p+00f; r91 = r54; r93 = r91 + r92 * 1; r73 = r93; *(float *)r73 = r72; r86 = (u64)r76 + (u64)r1;
+	r161 = r163; r185 = (i64)r161;
+	r186 = (float)r185; r187 = r186 + 0x1p+00f; r201 = r175; r202 = r201 + r92 * 1; r188 = r202; *(float *)r188 = r187; r166 = (u32)r163 + (u32)r213;
 #line 15 "parallel.go"
-	r78 = r86;
-	r81 = (float)r78; r82 = r81 + 0x1p+00f; r94 = r54; r96 = r94 + r95 * 1; r83 = r96; *(float *)r83 = r82; r2 = (u64)r2 + (u64)r87; r105 = r105 + r110 * 1; goto b6;
-b18: // preheader
+	r164 = r166; r192 = (i64)r164;
+	r193 = (float)r192; r194 = r193 + 0x1p+00f; r203 = r175; r204 = r203 + r95 * 1; r195 = r204; *(float *)r195 = r194; r152 = (u32)r152 + (u32)r215; r105 = r105 + r110 * 1; goto b8;
+b20: // index bounds exit
 #line 16 "parallel.go"
-	r7 = r10;
+	r2 = (i64)r152; r7 = r10;
 #line 15 "parallel.go"
 	r97 = r2; r98 = r7 + r97 * 4; r99 = r87;
-b19: // head
+b22: // head
 #line 15 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b23; r6 = r2;
+	r5 = r2 < r3; if (!r5) goto b26; r6 = r2;
 	r12 = (float)r6; r13 = r12 + 0x1p+00f; r14 = r98; *(float *)r14 = r13;
 #line 15 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r98 = r98 + r99 * 1; goto b19;
-b23: // exit
+	r2 = (u64)r2 + (u64)r1; r98 = r98 + r99 * 1; goto b22;
+b26: // exit
 #line 15 "parallel.go"
 	return;
-b24: // preheader
+b27: // index bounds exit
+#line 15 "parallel.go"
+	r2 = (i64)r152; goto b26;
+b28: // preheader
 #line 16 "parallel.go"
 	r19 = r10; r20 = r11;
 #line 15 "parallel.go"
 	r100 = r2; r101 = r19 + r100 * 4; r102 = (u64)r1 * 4ull;
-b25: // head (checked)
+b29: // head (checked)
 #line 15 "parallel.go"
-	r17 = r2 < r3; if (!r17) goto b23; r18 = r2;
+	r17 = r2 < r3; if (!r17) goto b26; r18 = r2;
 	r21 = (float)r18; r22 = r21 + 0x1p+00f; if ((u64)r18 >= (u64)r20) { qd_site = 1; qd_x = r18; qd_y = r20; goto qd_fault; } r23 = r101; *(float *)r23 = r22;
 #line 15 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; goto b25;
+	r2 = (u64)r2 + (u64)r1; r101 = r101 + r102 * 1; goto b29;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -181,23 +211,35 @@ qd_fault: {
 extern "C" __global__ void StreamAB_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r17 = 0, r18 = 0, r27 = 0, r32 = 0, r35 = 0, r41 = 0, r43 = 0;
 	bool r45 = 0, r50 = 0, r59 = 0, r60 = 0, r69 = 0, r71 = 0, r80 = 0, r82 = 0;
-	bool r91 = 0, r124 = 0;
-	i32 r122 = 0;
+	bool r91 = 0, r115 = 0, r118 = 0, r119 = 0, r122 = 0, r124 = 0, r125 = 0, r127 = 0;
+	bool r129 = 0, r130 = 0, r131 = 0, r133 = 0, r135 = 0, r137 = 0, r139 = 0, r141 = 0;
+	bool r143 = 0, r145 = 0, r147 = 0, r149 = 0, r151 = 0, r153 = 0, r154 = 0, r155 = 0;
+	bool r156 = 0, r157 = 0, r173 = 0, r175 = 0, r184 = 0, r191 = 0, r199 = 0, r207 = 0;
+	i32 r113 = 0, r158 = 0, r161 = 0, r162 = 0, r163 = 0, r164 = 0, r165 = 0, r166 = 0;
+	i32 r167 = 0, r168 = 0, r169 = 0, r170 = 0, r171 = 0, r172 = 0, r215 = 0, r218 = 0;
+	i32 r219 = 0, r220 = 0, r221 = 0, r222 = 0, r223 = 0, r224 = 0, r225 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r16 = 0, r19 = 0, r21 = 0, r26 = 0, r28 = 0, r30 = 0, r42 = 0;
 	i64 r49 = 0, r51 = 0, r53 = 0, r58 = 0, r61 = 0, r63 = 0, r68 = 0, r70 = 0;
 	i64 r72 = 0, r74 = 0, r79 = 0, r81 = 0, r83 = 0, r85 = 0, r90 = 0, r92 = 0;
-	i64 r93 = 0, r95 = 0, r98 = 0, r101 = 0, r104 = 0, r107 = 0, r110 = 0, r112 = 0;
-	i64 r114 = 0, r115 = 0, r117 = 0, r118 = 0, r119 = 0, r121 = 0, r123 = 0, r125 = 0;
+	i64 r93 = 0, r95 = 0, r98 = 0, r101 = 0, r103 = 0, r105 = 0, r106 = 0, r108 = 0;
+	i64 r109 = 0, r110 = 0, r112 = 0, r114 = 0, r116 = 0, r117 = 0, r120 = 0, r121 = 0;
+	i64 r123 = 0, r126 = 0, r128 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0;
+	i64 r142 = 0, r144 = 0, r146 = 0, r148 = 0, r150 = 0, r152 = 0, r177 = 0, r178 = 0;
+	i64 r183 = 0, r185 = 0, r190 = 0, r192 = 0, r193 = 0, r198 = 0, r200 = 0, r201 = 0;
+	i64 r206 = 0, r208 = 0;
+	u32 r159 = 0, r160 = 0, r216 = 0, r217 = 0;
 	u64 r29 = 0, r31 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
-	u64 r40 = 0, r44 = 0, r46 = 0, r47 = 0, r48 = 0;
+	u64 r40 = 0, r44 = 0, r46 = 0, r47 = 0, r48 = 0, r174 = 0, r176 = 0;
 	float r13 = 0, r14 = 0, r23 = 0, r24 = 0, r55 = 0, r56 = 0, r65 = 0, r66 = 0;
-	float r76 = 0, r77 = 0, r87 = 0, r88 = 0;
+	float r76 = 0, r77 = 0, r87 = 0, r88 = 0, r180 = 0, r181 = 0, r187 = 0, r188 = 0;
+	float r195 = 0, r196 = 0, r203 = 0, r204 = 0;
 	char *r7 = 0, *r10 = 0, *r12 = 0, *r15 = 0, *r20 = 0, *r22 = 0, *r25 = 0, *r52 = 0;
 	char *r54 = 0, *r57 = 0, *r62 = 0, *r64 = 0, *r67 = 0, *r73 = 0, *r75 = 0, *r78 = 0;
 	char *r84 = 0, *r86 = 0, *r89 = 0, *r94 = 0, *r96 = 0, *r97 = 0, *r99 = 0, *r100 = 0;
-	char *r102 = 0, *r103 = 0, *r105 = 0, *r106 = 0, *r108 = 0, *r109 = 0, *r111 = 0, *r113 = 0;
-	char *r116 = 0, *r120 = 0;
+	char *r102 = 0, *r104 = 0, *r107 = 0, *r111 = 0, *r179 = 0, *r182 = 0, *r186 = 0, *r189 = 0;
+	char *r194 = 0, *r197 = 0, *r202 = 0, *r205 = 0, *r209 = 0, *r210 = 0, *r211 = 0, *r212 = 0;
+	char *r213 = 0, *r214 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 18 "parallel.go"
@@ -205,38 +247,41 @@ extern "C" __global__ void StreamAB_2(char *p0, i64 p1, char *p2, i64 p3, char *
 	r11 = p3; r28 = r11; r29 = (u64)r28; r30 = r2; r31 = (u64)r30; r32 = r31 < r29;
 #line 18 "parallel.go"
 	r4 = p6; r3 = r4; r33 = (u64)r3; r36 = r33 - 1ull; r37 = (u64)r2; r38 = r36 - r37; r39 = r29 - 1ull; r40 = r39 - r31; r41 = r38 <= r40;
-	r10 = p2; if (!r32) goto b18; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; if (!r35) goto b18; if (!r41) goto b18; r42 = (u64)r1 * 3ull; r93 = (u64)r1 * 4ull; r46 = r33; r48 = (u64)r42; r52 = r10; r95 = r93; r101 = (u64)r1 * 8ull; r107 = (u64)r1 * 12ull; r118 = r2;
+	r10 = p2; if (!r32) goto b22; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; if (!r35) goto b22; if (!r41) goto b22; r93 = (u64)r1 * 4ull; r52 = r10; r95 = r93; r98 = (u64)r1 * 8ull; r101 = (u64)r1 * 12ull; r109 = r2;
 #line 18 "parallel.go"
-	r119 = r118; r120 = r52 + r119 * 4; r122 = (i32)r93; r123 = (i64)r122; r124 = r123 == r93; r125 = (u64)r123 * 4ull; if (!r124) goto b18;
-b6: // grid unrolled guard
+	r110 = r109; r111 = r52 + r110 * 4; r113 = (i32)r93; r114 = (i64)r113; r115 = r114 == r93; r116 = (u64)r114 * 4ull; if (!r115) goto b22; r117 = p6; r118 = r117 >= (-2147483648ll); r119 = r117 <= 2147483647ll; r120 = (i64)((u64)gridDim.x * blockDim.x); r123 = (u64)r117 - 1ull; r124 = r123 >= (-2147483648ll); r150 = (u64)r120 * 4ull; r151 = r150 <= 2147483647ll; r152 = (u64)r123 + (u64)r150; r153 = r152 <= 2147483647ll; r154 = r118 & r119; r155 = r154 & r124; r156 = r155 & r151; r157 = r156 & r153; r158 = (i32)r2; if (!r157) goto b22; r215 = (i32)r3; r46 = r33; r216 = (u32)r46; r42 = (u64)r1 * 3ull; r48 = (u64)r42; r217 = (u32)r48; r225 = r113;
+b8: // grid unrolled guard (int32)
 #line 18 "parallel.go"
-	r43 = r2 < r3; if (!r43) goto b17; r47 = (u64)r2; r44 = r46 - r47; r45 = r44 > r48; if (!r45) goto b13;
-	r54 = r120; r55 = *(float *)r54; r56 = r55 * 0x1p+01f; r57 = r54; *(float *)r57 = r56; r94 = r54; r96 = r94 + r95 * 1; r64 = r96; r65 = *(float *)r64; r66 = r65 * 0x1p+01f; r99 = r96; r67 = r99; *(float *)r67 = r66; r100 = r54; r102 = r100 + r101 * 1; r75 = r102; r76 = *(float *)r75; r77 = r76 * 0x1p+01f; r105 = r102; r78 = r105; *(float *)r78 = r77; r106 = r54; r108 = r106 + r107 * 1; r86 = r108; r87 = *(float *)r86; r88 = r87 * 0x1p+01f; r111 = r108; r89 = r111; *(float *)r89 = r88; r2 = (u64)r2 + (u64)r93; r120 = r120 + r125 * 1; goto b6;
-b13: // preheader
+	r173 = r158 < r215; if (!r173) goto b21; r160 = (u32)r158; r159 = r216 - r160; r175 = r159 > r217; if (!r175) goto b15;
+	r179 = r111; r180 = *(float *)r179; r181 = r180 * 0x1p+01f; r182 = r179; *(float *)r182 = r181; r209 = r179; r210 = r209 + r95 * 1; r186 = r210; r187 = *(float *)r186; r188 = r187 * 0x1p+01f; r189 = r186; *(float *)r189 = r188; r211 = r179; r212 = r211 + r98 * 1; r194 = r212; r195 = *(float *)r194; r196 = r195 * 0x1p+01f; r197 = r194; *(float *)r197 = r196; r213 = r179; r214 = r213 + r101 * 1; r202 = r214; r203 = *(float *)r202; r204 = r203 * 0x1p+01f; r205 = r202; *(float *)r205 = r204; r158 = (u32)r158 + (u32)r225; r111 = r111 + r116 * 1; goto b8;
+b15: // index bounds exit
 #line 19 "parallel.go"
-	r7 = r10;
+	r2 = (i64)r158; r7 = r10;
 #line 18 "parallel.go"
-	r112 = r2; r113 = r7 + r112 * 4; r114 = r93;
-b14: // head
+	r103 = r2; r104 = r7 + r103 * 4; r105 = r93;
+b17: // head
 #line 18 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b17;
-	r12 = r113; r13 = *(float *)r12; r14 = r13 * 0x1p+01f; r15 = r12; *(float *)r15 = r14;
+	r5 = r2 < r3; if (!r5) goto b20;
+	r12 = r104; r13 = *(float *)r12; r14 = r13 * 0x1p+01f; r15 = r12; *(float *)r15 = r14;
 #line 18 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r113 = r113 + r114 * 1; goto b14;
-b17: // exit
+	r2 = (u64)r2 + (u64)r1; r104 = r104 + r105 * 1; goto b17;
+b20: // exit
 #line 18 "parallel.go"
 	return;
-b18: // preheader
+b21: // index bounds exit
+#line 18 "parallel.go"
+	r2 = (i64)r158; goto b20;
+b22: // preheader
 #line 19 "parallel.go"
 	r20 = r10; r21 = r11;
 #line 18 "parallel.go"
-	r115 = r2; r116 = r20 + r115 * 4; r117 = (u64)r1 * 4ull;
-b19: // head (checked)
+	r106 = r2; r107 = r20 + r106 * 4; r108 = (u64)r1 * 4ull;
+b23: // head (checked)
 #line 18 "parallel.go"
-	r18 = r2 < r3; if (!r18) goto b17; r19 = r2;
-	if ((u64)r19 >= (u64)r21) { qd_site = 2; qd_x = r19; qd_y = r21; goto qd_fault; } r22 = r116; r23 = *(float *)r22; r24 = r23 * 0x1p+01f; r25 = r22; *(float *)r25 = r24;
+	r18 = r2 < r3; if (!r18) goto b20; r19 = r2;
+	if ((u64)r19 >= (u64)r21) { qd_site = 2; qd_x = r19; qd_y = r21; goto qd_fault; } r22 = r107; r23 = *(float *)r22; r24 = r23 * 0x1p+01f; r25 = r22; *(float *)r25 = r24;
 #line 18 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r116 = r116 + r117 * 1; goto b19;
+	r2 = (u64)r2 + (u64)r1; r107 = r107 + r108 * 1; goto b23;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -254,8 +299,14 @@ qd_fault: {
 extern "C" __global__ void StreamAB_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r26 = 0, r27 = 0, r40 = 0, r45 = 0, r48 = 0, r54 = 0, r57 = 0;
 	bool r60 = 0, r62 = 0, r65 = 0, r67 = 0, r69 = 0, r74 = 0, r87 = 0, r88 = 0;
-	bool r101 = 0, r103 = 0, r116 = 0, r118 = 0, r131 = 0, r179 = 0;
-	i32 r177 = 0;
+	bool r101 = 0, r103 = 0, r116 = 0, r118 = 0, r131 = 0, r179 = 0, r182 = 0, r183 = 0;
+	bool r186 = 0, r188 = 0, r189 = 0, r191 = 0, r193 = 0, r194 = 0, r195 = 0, r197 = 0;
+	bool r199 = 0, r201 = 0, r203 = 0, r205 = 0, r207 = 0, r209 = 0, r211 = 0, r213 = 0;
+	bool r215 = 0, r217 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r237 = 0, r239 = 0;
+	bool r250 = 0, r259 = 0, r269 = 0, r279 = 0;
+	i32 r177 = 0, r222 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0, r229 = 0, r230 = 0;
+	i32 r231 = 0, r232 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0, r299 = 0, r302 = 0;
+	i32 r303 = 0, r304 = 0, r305 = 0, r306 = 0, r307 = 0, r308 = 0, r309 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r15 = 0, r16 = 0, r18 = 0, r24 = 0, r25 = 0, r28 = 0, r30 = 0;
 	i64 r34 = 0, r39 = 0, r41 = 0, r43 = 0, r55 = 0, r66 = 0, r73 = 0, r75 = 0;
@@ -263,13 +314,19 @@ extern "C" __global__ void StreamAB_3(char *p0, i64 p1, char *p2, i64 p3, char *
 	i64 r104 = 0, r106 = 0, r110 = 0, r115 = 0, r117 = 0, r119 = 0, r121 = 0, r125 = 0;
 	i64 r130 = 0, r132 = 0, r133 = 0, r135 = 0, r138 = 0, r141 = 0, r144 = 0, r147 = 0;
 	i64 r150 = 0, r153 = 0, r156 = 0, r159 = 0, r161 = 0, r163 = 0, r166 = 0, r168 = 0;
-	i64 r171 = 0, r172 = 0, r174 = 0, r178 = 0, r180 = 0;
+	i64 r171 = 0, r172 = 0, r174 = 0, r178 = 0, r180 = 0, r181 = 0, r184 = 0, r185 = 0;
+	i64 r187 = 0, r190 = 0, r192 = 0, r196 = 0, r198 = 0, r200 = 0, r202 = 0, r204 = 0;
+	i64 r206 = 0, r208 = 0, r210 = 0, r212 = 0, r214 = 0, r216 = 0, r241 = 0, r242 = 0;
+	i64 r249 = 0, r251 = 0, r258 = 0, r260 = 0, r261 = 0, r268 = 0, r270 = 0, r271 = 0;
+	i64 r278 = 0, r280 = 0;
+	u32 r223 = 0, r224 = 0, r300 = 0, r301 = 0;
 	u64 r42 = 0, r44 = 0, r46 = 0, r47 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0;
 	u64 r53 = 0, r56 = 0, r58 = 0, r59 = 0, r61 = 0, r63 = 0, r64 = 0, r68 = 0;
-	u64 r70 = 0, r71 = 0, r72 = 0;
+	u64 r70 = 0, r71 = 0, r72 = 0, r238 = 0, r240 = 0;
 	float r13 = 0, r20 = 0, r21 = 0, r32 = 0, r36 = 0, r37 = 0, r79 = 0, r83 = 0;
 	float r84 = 0, r93 = 0, r97 = 0, r98 = 0, r108 = 0, r112 = 0, r113 = 0, r123 = 0;
-	float r127 = 0, r128 = 0;
+	float r127 = 0, r128 = 0, r244 = 0, r246 = 0, r247 = 0, r253 = 0, r255 = 0, r256 = 0;
+	float r263 = 0, r265 = 0, r266 = 0, r273 = 0, r275 = 0, r276 = 0;
 	char *r7 = 0, *r10 = 0, *r12 = 0, *r14 = 0, *r17 = 0, *r19 = 0, *r22 = 0, *r23 = 0;
 	char *r29 = 0, *r31 = 0, *r33 = 0, *r35 = 0, *r38 = 0, *r76 = 0, *r78 = 0, *r80 = 0;
 	char *r82 = 0, *r85 = 0, *r90 = 0, *r92 = 0, *r94 = 0, *r96 = 0, *r99 = 0, *r105 = 0;
@@ -277,7 +334,11 @@ extern "C" __global__ void StreamAB_3(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r129 = 0, *r134 = 0, *r136 = 0, *r137 = 0, *r139 = 0, *r140 = 0, *r142 = 0, *r143 = 0;
 	char *r145 = 0, *r146 = 0, *r148 = 0, *r149 = 0, *r151 = 0, *r152 = 0, *r154 = 0, *r155 = 0;
 	char *r157 = 0, *r158 = 0, *r160 = 0, *r162 = 0, *r164 = 0, *r165 = 0, *r167 = 0, *r169 = 0;
-	char *r170 = 0, *r173 = 0, *r175 = 0, *r176 = 0;
+	char *r170 = 0, *r173 = 0, *r175 = 0, *r176 = 0, *r243 = 0, *r245 = 0, *r248 = 0, *r252 = 0;
+	char *r254 = 0, *r257 = 0, *r262 = 0, *r264 = 0, *r267 = 0, *r272 = 0, *r274 = 0, *r277 = 0;
+	char *r281 = 0, *r282 = 0, *r283 = 0, *r284 = 0, *r285 = 0, *r286 = 0, *r287 = 0, *r288 = 0;
+	char *r289 = 0, *r290 = 0, *r291 = 0, *r292 = 0, *r293 = 0, *r294 = 0, *r295 = 0, *r296 = 0;
+	char *r297 = 0, *r298 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 22 "parallel.go"
@@ -285,38 +346,41 @@ extern "C" __global__ void StreamAB_3(char *p0, i64 p1, char *p2, i64 p3, char *
 	r11 = p1; r41 = r11; r42 = (u64)r41; r43 = r2; r44 = (u64)r43; r45 = r44 < r42;
 #line 22 "parallel.go"
 	r4 = p6; r3 = r4; r46 = (u64)r3; r49 = r46 - 1ull; r50 = (u64)r2; r51 = r49 - r50; r52 = r42 - 1ull; r53 = r52 - r44; r54 = r51 <= r53;
-	r18 = p3; r55 = r18; r56 = (u64)r55; r57 = r44 < r56; r58 = r56 - 1ull; r59 = r58 - r44; r60 = r51 <= r59; r24 = p5; r61 = (u64)r24; r62 = r44 < r61; r63 = r61 - 1ull; r64 = r63 - r44; r65 = r51 <= r64; r23 = p4; r17 = p2; r10 = p0; if (!r45) goto b22; r47 = r46 + 4611686018427387904ull; r48 = r47 <= 9223372036854775808ull; if (!r48) goto b22; if (!r54) goto b22; if (!r57) goto b22; if (!r60) goto b22; if (!r62) goto b22; if (!r65) goto b22; r66 = (u64)r1 * 3ull; r133 = (u64)r1 * 4ull; r70 = r46; r72 = (u64)r66; r76 = r10; r80 = r17; r135 = r133; r138 = r133; r141 = r133; r144 = (u64)r1 * 8ull; r147 = r144; r150 = r144; r153 = (u64)r1 * 12ull; r156 = r153; r159 = r153; r171 = r2;
+	r18 = p3; r55 = r18; r56 = (u64)r55; r57 = r44 < r56; r58 = r56 - 1ull; r59 = r58 - r44; r60 = r51 <= r59; r24 = p5; r61 = (u64)r24; r62 = r44 < r61; r63 = r61 - 1ull; r64 = r63 - r44; r65 = r51 <= r64; r23 = p4; r17 = p2; r10 = p0; if (!r45) goto b26; r47 = r46 + 4611686018427387904ull; r48 = r47 <= 9223372036854775808ull; if (!r48) goto b26; if (!r54) goto b26; if (!r57) goto b26; if (!r60) goto b26; if (!r62) goto b26; if (!r65) goto b26; r133 = (u64)r1 * 4ull; r76 = r10; r80 = r17; r135 = r133; r138 = r133; r141 = r133; r144 = (u64)r1 * 8ull; r147 = r144; r150 = r144; r153 = (u64)r1 * 12ull; r156 = r153; r159 = r153; r171 = r2;
 #line 22 "parallel.go"
-	r172 = r171; r173 = r76 + r172 * 4; r175 = r80 + r172 * 4; r176 = r23 + r172 * 4; r177 = (i32)r133; r178 = (i64)r177; r179 = r178 == r133; r180 = (u64)r178 * 4ull; if (!r179) goto b22;
-b10: // grid unrolled guard
+	r172 = r171; r173 = r76 + r172 * 4; r175 = r80 + r172 * 4; r176 = r23 + r172 * 4; r177 = (i32)r133; r178 = (i64)r177; r179 = r178 == r133; r180 = (u64)r178 * 4ull; if (!r179) goto b26; r181 = p6; r182 = r181 >= (-2147483648ll); r183 = r181 <= 2147483647ll; r184 = (i64)((u64)gridDim.x * blockDim.x); r187 = (u64)r181 - 1ull; r188 = r187 >= (-2147483648ll); r214 = (u64)r184 * 4ull; r215 = r214 <= 2147483647ll; r216 = (u64)r187 + (u64)r214; r217 = r216 <= 2147483647ll; r218 = r182 & r183; r219 = r218 & r188; r220 = r219 & r215; r221 = r220 & r217; r222 = (i32)r2; if (!r221) goto b26; r299 = (i32)r3; r70 = r46; r300 = (u32)r70; r66 = (u64)r1 * 3ull; r72 = (u64)r66; r301 = (u32)r72; r309 = r177;
+b12: // grid unrolled guard (int32)
 #line 22 "parallel.go"
-	r67 = r2 < r3; if (!r67) goto b21; r71 = (u64)r2; r68 = r70 - r71; r69 = r68 > r72; if (!r69) goto b17;
-	r78 = r173; r79 = *(float *)r78; r82 = r175; r83 = *(float *)r82; r84 = r79 + r83; r85 = r176; *(float *)r85 = r84; r134 = r78; r136 = r134 + r135 * 1; r92 = r136; r93 = *(float *)r92; r137 = r82; r139 = r137 + r138 * 1; r96 = r139; r97 = *(float *)r96; r98 = r93 + r97; r140 = r85; r142 = r140 + r141 * 1; r99 = r142; *(float *)r99 = r98; r143 = r78; r145 = r143 + r144 * 1; r107 = r145; r108 = *(float *)r107; r146 = r82; r148 = r146 + r147 * 1; r111 = r148; r112 = *(float *)r111; r113 = r108 + r112; r149 = r85; r151 = r149 + r150 * 1; r114 = r151; *(float *)r114 = r113; r152 = r78; r154 = r152 + r153 * 1; r122 = r154; r123 = *(float *)r122; r155 = r82; r157 = r155 + r156 * 1; r126 = r157; r127 = *(float *)r126; r128 = r123 + r127; r158 = r85; r160 = r158 + r159 * 1; r129 = r160; *(float *)r129 = r128; r2 = (u64)r2 + (u64)r133; r173 = r173 + r180 * 1; r175 = r175 + r180 * 1; r176 = r176 + r180 * 1; goto b10;
-b17: // preheader
+	r237 = r222 < r299; if (!r237) goto b25; r224 = (u32)r222; r223 = r300 - r224; r239 = r223 > r301; if (!r239) goto b19;
+	r243 = r173; r244 = *(float *)r243; r245 = r175; r246 = *(float *)r245; r247 = r244 + r246; r248 = r176; *(float *)r248 = r247; r281 = r243; r282 = r281 + r135 * 1; r252 = r282; r253 = *(float *)r252; r283 = r245; r284 = r283 + r138 * 1; r254 = r284; r255 = *(float *)r254; r256 = r253 + r255; r285 = r248; r286 = r285 + r141 * 1; r257 = r286; *(float *)r257 = r256; r287 = r243; r288 = r287 + r144 * 1; r262 = r288; r263 = *(float *)r262; r289 = r245; r290 = r289 + r147 * 1; r264 = r290; r265 = *(float *)r264; r266 = r263 + r265; r291 = r248; r292 = r291 + r150 * 1; r267 = r292; *(float *)r267 = r266; r293 = r243; r294 = r293 + r153 * 1; r272 = r294; r273 = *(float *)r272; r295 = r245; r296 = r295 + r156 * 1; r274 = r296; r275 = *(float *)r274; r276 = r273 + r275; r297 = r248; r298 = r297 + r159 * 1; r277 = r298; *(float *)r277 = r276; r222 = (u32)r222 + (u32)r309; r173 = r173 + r180 * 1; r175 = r175 + r180 * 1; r176 = r176 + r180 * 1; goto b12;
+b19: // index bounds exit
 #line 23 "parallel.go"
-	r7 = r10; r14 = r17;
+	r2 = (i64)r222; r7 = r10; r14 = r17;
 #line 22 "parallel.go"
 	r161 = r2; r162 = r7 + r161 * 4; r163 = r133; r164 = r14 + r161 * 4; r165 = r23 + r161 * 4;
-b18: // head
+b21: // head
 #line 22 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b21;
+	r5 = r2 < r3; if (!r5) goto b24;
 	r12 = r162; r13 = *(float *)r12; r19 = r164; r20 = *(float *)r19; r21 = r13 + r20; r22 = r165; *(float *)r22 = r21;
 #line 22 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r162 = r162 + r163 * 1; r164 = r164 + r163 * 1; r165 = r165 + r163 * 1; goto b18;
-b21: // exit
+	r2 = (u64)r2 + (u64)r1; r162 = r162 + r163 * 1; r164 = r164 + r163 * 1; r165 = r165 + r163 * 1; goto b21;
+b24: // exit
 #line 22 "parallel.go"
 	return;
-b22: // preheader
+b25: // index bounds exit
+#line 22 "parallel.go"
+	r2 = (i64)r222; goto b24;
+b26: // preheader
 #line 23 "parallel.go"
 	r29 = r10; r30 = r11; r33 = r17; r34 = r18;
 #line 22 "parallel.go"
 	r166 = r2; r167 = r29 + r166 * 4; r168 = (u64)r1 * 4ull; r169 = r33 + r166 * 4; r170 = r23 + r166 * 4;
-b23: // head (checked)
+b27: // head (checked)
 #line 22 "parallel.go"
-	r27 = r2 < r3; if (!r27) goto b21; r28 = r2;
+	r27 = r2 < r3; if (!r27) goto b24; r28 = r2;
 	if ((u64)r28 >= (u64)r30) { qd_site = 3; qd_x = r28; qd_y = r30; goto qd_fault; } r31 = r167; r32 = *(float *)r31; if ((u64)r28 >= (u64)r34) { qd_site = 4; qd_x = r28; qd_y = r34; goto qd_fault; } r35 = r169; r36 = *(float *)r35; r37 = r32 + r36; if ((u64)r28 >= (u64)r24) { qd_site = 5; qd_x = r28; qd_y = r24; goto qd_fault; } r38 = r170; *(float *)r38 = r37;
 #line 22 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r167 = r167 + r168 * 1; r169 = r169 + r168 * 1; r170 = r170 + r168 * 1; goto b23;
+	r2 = (u64)r2 + (u64)r1; r167 = r167 + r168 * 1; r169 = r169 + r168 * 1; r170 = r170 + r168 * 1; goto b27;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -334,19 +398,32 @@ qd_fault: {
 extern "C" __global__ void Mixed_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r15 = 0, r16 = 0, r23 = 0, r28 = 0, r31 = 0, r37 = 0, r39 = 0;
 	bool r41 = 0, r46 = 0, r53 = 0, r54 = 0, r61 = 0, r63 = 0, r70 = 0, r72 = 0;
-	bool r79 = 0, r103 = 0;
-	i32 r12 = 0, r20 = 0, r50 = 0, r58 = 0, r67 = 0, r76 = 0, r101 = 0;
+	bool r79 = 0, r103 = 0, r106 = 0, r107 = 0, r110 = 0, r112 = 0, r113 = 0, r115 = 0;
+	bool r117 = 0, r118 = 0, r119 = 0, r121 = 0, r123 = 0, r125 = 0, r127 = 0, r129 = 0;
+	bool r131 = 0, r133 = 0, r135 = 0, r137 = 0, r139 = 0, r141 = 0, r142 = 0, r143 = 0;
+	bool r144 = 0, r145 = 0, r161 = 0, r163 = 0, r170 = 0, r175 = 0, r181 = 0, r187 = 0;
+	i32 r12 = 0, r20 = 0, r50 = 0, r58 = 0, r67 = 0, r76 = 0, r101 = 0, r146 = 0;
+	i32 r149 = 0, r150 = 0, r151 = 0, r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0;
+	i32 r157 = 0, r158 = 0, r159 = 0, r160 = 0, r167 = 0, r172 = 0, r178 = 0, r184 = 0;
+	i32 r195 = 0, r198 = 0, r199 = 0, r200 = 0, r201 = 0, r202 = 0, r203 = 0, r204 = 0;
+	i32 r205 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r14 = 0, r17 = 0, r19 = 0, r22 = 0, r24 = 0, r26 = 0, r38 = 0;
 	i64 r45 = 0, r47 = 0, r49 = 0, r52 = 0, r55 = 0, r57 = 0, r60 = 0, r62 = 0;
 	i64 r64 = 0, r66 = 0, r69 = 0, r71 = 0, r73 = 0, r75 = 0, r78 = 0, r80 = 0;
 	i64 r81 = 0, r83 = 0, r86 = 0, r89 = 0, r91 = 0, r93 = 0, r94 = 0, r96 = 0;
-	i64 r97 = 0, r98 = 0, r100 = 0, r102 = 0, r104 = 0;
+	i64 r97 = 0, r98 = 0, r100 = 0, r102 = 0, r104 = 0, r105 = 0, r108 = 0, r109 = 0;
+	i64 r111 = 0, r114 = 0, r116 = 0, r120 = 0, r122 = 0, r124 = 0, r126 = 0, r128 = 0;
+	i64 r130 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0, r165 = 0, r166 = 0;
+	i64 r169 = 0, r171 = 0, r174 = 0, r176 = 0, r177 = 0, r180 = 0, r182 = 0, r183 = 0;
+	i64 r186 = 0, r188 = 0;
+	u32 r147 = 0, r148 = 0, r196 = 0, r197 = 0;
 	u64 r25 = 0, r27 = 0, r29 = 0, r30 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0;
-	u64 r36 = 0, r40 = 0, r42 = 0, r43 = 0, r44 = 0;
+	u64 r36 = 0, r40 = 0, r42 = 0, r43 = 0, r44 = 0, r162 = 0, r164 = 0;
 	char *r7 = 0, *r10 = 0, *r13 = 0, *r18 = 0, *r21 = 0, *r48 = 0, *r51 = 0, *r56 = 0;
 	char *r59 = 0, *r65 = 0, *r68 = 0, *r74 = 0, *r77 = 0, *r82 = 0, *r84 = 0, *r85 = 0;
-	char *r87 = 0, *r88 = 0, *r90 = 0, *r92 = 0, *r95 = 0, *r99 = 0;
+	char *r87 = 0, *r88 = 0, *r90 = 0, *r92 = 0, *r95 = 0, *r99 = 0, *r168 = 0, *r173 = 0;
+	char *r179 = 0, *r185 = 0, *r189 = 0, *r190 = 0, *r191 = 0, *r192 = 0, *r193 = 0, *r194 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 33 "parallel.go"
@@ -354,47 +431,50 @@ extern "C" __global__ void Mixed_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r11 = p1; r24 = r11; r25 = (u64)r24; r26 = r2; r27 = (u64)r26; r28 = r27 < r25;
 #line 33 "parallel.go"
 	r4 = p6; r3 = r4; r29 = (u64)r3; r32 = r29 - 1ull; r33 = (u64)r2; r34 = r32 - r33; r35 = r25 - 1ull; r36 = r35 - r27; r37 = r34 <= r36;
-	r10 = p0; if (!r28) goto b24; r30 = r29 + 4611686018427387904ull; r31 = r30 <= 9223372036854775808ull; if (!r31) goto b24; if (!r37) goto b24; r38 = (u64)r1 * 3ull; r81 = (u64)r1 * 4ull; r42 = r29; r44 = (u64)r38; r48 = r10; r83 = r81; r86 = (u64)r1 * 8ull; r89 = (u64)r1 * 12ull; r97 = r2;
+	r10 = p0; if (!r28) goto b28; r30 = r29 + 4611686018427387904ull; r31 = r30 <= 9223372036854775808ull; if (!r31) goto b28; if (!r37) goto b28; r81 = (u64)r1 * 4ull; r48 = r10; r83 = r81; r86 = (u64)r1 * 8ull; r89 = (u64)r1 * 12ull; r97 = r2;
 #line 33 "parallel.go"
-	r98 = r97; r99 = r48 + r98 * 4; r101 = (i32)r81; r102 = (i64)r101; r103 = r102 == r81; r104 = (u64)r102 * 4ull; if (!r103) goto b24;
-b6: // grid unrolled guard
+	r98 = r97; r99 = r48 + r98 * 4; r101 = (i32)r81; r102 = (i64)r101; r103 = r102 == r81; r104 = (u64)r102 * 4ull; if (!r103) goto b28; r105 = p6; r106 = r105 >= (-2147483648ll); r107 = r105 <= 2147483647ll; r108 = (i64)((u64)gridDim.x * blockDim.x); r111 = (u64)r105 - 1ull; r112 = r111 >= (-2147483648ll); r138 = (u64)r108 * 4ull; r139 = r138 <= 2147483647ll; r140 = (u64)r111 + (u64)r138; r141 = r140 <= 2147483647ll; r142 = r106 & r107; r143 = r142 & r112; r144 = r143 & r139; r145 = r144 & r141; r146 = (i32)r2; if (!r145) goto b28; r195 = (i32)r3; r42 = r29; r196 = (u32)r42; r38 = (u64)r1 * 3ull; r44 = (u64)r38; r197 = (u32)r44; r199 = (i32)r1; r201 = r199; r203 = r199; r205 = r101;
+b8: // grid unrolled guard (int32)
 #line 33 "parallel.go"
-	r39 = r2 < r3; if (!r39) goto b23; r43 = (u64)r2; r40 = r42 - r43; r41 = r40 > r44; if (!r41) goto b18; r45 = r2; r47 = r45;
-	r50 = (i32)r47; r51 = r99; *(i32 *)r51 = r50; r62 = (u64)r45 + (u64)r1;
+	r161 = r146 < r195; if (!r161) goto b27; r148 = (u32)r146; r147 = r196 - r148; r163 = r147 > r197; if (!r163) goto b20; r149 = r146; r150 = r149; r166 = (i64)r150;
+	r167 = (i32)r166; r168 = r99; *(i32 *)r168 = r167; r154 = (u32)r149 + (u32)r199;
 #line 33 "parallel.go"
-	r55 = r62;
-	r58 = (i32)r55; r82 = r51; r84 = r82 + r83 * 1; r59 = r84; *(i32 *)r59 = r58; r71 = (u64)r62 + (u64)r1;
+	r152 = r154; r171 = (i64)r152;
+	r172 = (i32)r171; r189 = r168; r190 = r189 + r83 * 1; r173 = r190; *(i32 *)r173 = r172; r157 = (u32)r154 + (u32)r201;
 #line 33 "parallel.go"
-	r64 = r71;
-	r67 = (i32)r64; r85 = r51; r87 = r85 + r86 * 1; r68 = r87; *(i32 *)r68 = r67; r80 = (u64)r71 + (u64)r1;
+	r155 = r157; r177 = (i64)r155;
+	r178 = (i32)r177; r191 = r168; r192 = r191 + r86 * 1; r179 = r192; *(i32 *)r179 = r178; r160 = (u32)r157 + (u32)r203;
 #line 33 "parallel.go"
-	r73 = r80;
-	r76 = (i32)r73; r88 = r51; r90 = r88 + r89 * 1; r77 = r90; *(i32 *)r77 = r76; r2 = (u64)r2 + (u64)r81; r99 = r99 + r104 * 1; goto b6;
-b18: // preheader
+	r158 = r160; r183 = (i64)r158;
+	r184 = (i32)r183; r193 = r168; r194 = r193 + r89 * 1; r185 = r194; *(i32 *)r185 = r184; r146 = (u32)r146 + (u32)r205; r99 = r99 + r104 * 1; goto b8;
+b20: // index bounds exit
 #line 34 "parallel.go"
-	r7 = r10;
+	r2 = (i64)r146; r7 = r10;
 #line 33 "parallel.go"
 	r91 = r2; r92 = r7 + r91 * 4; r93 = r81;
-b19: // head
+b22: // head
 #line 33 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b23; r6 = r2;
+	r5 = r2 < r3; if (!r5) goto b26; r6 = r2;
 	r12 = (i32)r6; r13 = r92; *(i32 *)r13 = r12;
 #line 33 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r92 = r92 + r93 * 1; goto b19;
-b23: // exit
+	r2 = (u64)r2 + (u64)r1; r92 = r92 + r93 * 1; goto b22;
+b26: // exit
 #line 33 "parallel.go"
 	return;
-b24: // preheader
+b27: // index bounds exit
+#line 33 "parallel.go"
+	r2 = (i64)r146; goto b26;
+b28: // preheader
 #line 34 "parallel.go"
 	r18 = r10; r19 = r11;
 #line 33 "parallel.go"
 	r94 = r2; r95 = r18 + r94 * 4; r96 = (u64)r1 * 4ull;
-b25: // head (checked)
+b29: // head (checked)
 #line 33 "parallel.go"
-	r16 = r2 < r3; if (!r16) goto b23; r17 = r2;
+	r16 = r2 < r3; if (!r16) goto b26; r17 = r2;
 	r20 = (i32)r17; if ((u64)r17 >= (u64)r19) { qd_site = 0; qd_x = r17; qd_y = r19; goto qd_fault; } r21 = r95; *(i32 *)r21 = r20;
 #line 33 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r95 = r95 + r96 * 1; goto b25;
+	r2 = (u64)r2 + (u64)r1; r95 = r95 + r96 * 1; goto b29;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -457,23 +537,37 @@ qd_fault: {
 extern "C" __global__ void Mixed_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r22 = 0, r23 = 0, r34 = 0, r37 = 0, r42 = 0, r45 = 0, r51 = 0;
 	bool r53 = 0, r55 = 0, r60 = 0, r71 = 0, r72 = 0, r83 = 0, r85 = 0, r96 = 0;
-	bool r98 = 0, r109 = 0, r133 = 0;
+	bool r98 = 0, r109 = 0, r133 = 0, r136 = 0, r137 = 0, r140 = 0, r142 = 0, r143 = 0;
+	bool r145 = 0, r147 = 0, r148 = 0, r149 = 0, r151 = 0, r153 = 0, r155 = 0, r157 = 0;
+	bool r159 = 0, r161 = 0, r163 = 0, r165 = 0, r167 = 0, r169 = 0, r171 = 0, r172 = 0;
+	bool r173 = 0, r174 = 0, r175 = 0, r191 = 0, r193 = 0, r201 = 0, r207 = 0, r214 = 0;
+	bool r221 = 0;
 	i32 r18 = 0, r19 = 0, r30 = 0, r31 = 0, r67 = 0, r68 = 0, r79 = 0, r80 = 0;
-	i32 r92 = 0, r93 = 0, r105 = 0, r106 = 0, r131 = 0;
+	i32 r92 = 0, r93 = 0, r105 = 0, r106 = 0, r131 = 0, r176 = 0, r179 = 0, r180 = 0;
+	i32 r181 = 0, r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r188 = 0;
+	i32 r189 = 0, r190 = 0, r197 = 0, r198 = 0, r203 = 0, r204 = 0, r210 = 0, r211 = 0;
+	i32 r217 = 0, r218 = 0, r229 = 0, r232 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0;
+	i32 r237 = 0, r238 = 0, r239 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r13 = 0, r14 = 0, r16 = 0, r21 = 0, r24 = 0, r26 = 0, r28 = 0;
 	i64 r33 = 0, r35 = 0, r38 = 0, r40 = 0, r52 = 0, r59 = 0, r61 = 0, r63 = 0;
 	i64 r65 = 0, r70 = 0, r73 = 0, r75 = 0, r77 = 0, r82 = 0, r84 = 0, r86 = 0;
 	i64 r88 = 0, r90 = 0, r95 = 0, r97 = 0, r99 = 0, r101 = 0, r103 = 0, r108 = 0;
 	i64 r110 = 0, r111 = 0, r113 = 0, r116 = 0, r119 = 0, r121 = 0, r123 = 0, r124 = 0;
-	i64 r126 = 0, r127 = 0, r128 = 0, r130 = 0, r132 = 0, r134 = 0;
+	i64 r126 = 0, r127 = 0, r128 = 0, r130 = 0, r132 = 0, r134 = 0, r135 = 0, r138 = 0;
+	i64 r139 = 0, r141 = 0, r144 = 0, r146 = 0, r150 = 0, r152 = 0, r154 = 0, r156 = 0;
+	i64 r158 = 0, r160 = 0, r162 = 0, r164 = 0, r166 = 0, r168 = 0, r170 = 0, r195 = 0;
+	i64 r196 = 0, r200 = 0, r202 = 0, r206 = 0, r208 = 0, r209 = 0, r213 = 0, r215 = 0;
+	i64 r216 = 0, r220 = 0, r222 = 0;
+	u32 r177 = 0, r178 = 0, r230 = 0, r231 = 0;
 	u64 r36 = 0, r39 = 0, r41 = 0, r43 = 0, r44 = 0, r46 = 0, r47 = 0, r48 = 0;
-	u64 r49 = 0, r50 = 0, r54 = 0, r56 = 0, r57 = 0, r58 = 0;
+	u64 r49 = 0, r50 = 0, r54 = 0, r56 = 0, r57 = 0, r58 = 0, r192 = 0, r194 = 0;
 	char *r7 = 0, *r10 = 0, *r12 = 0, *r15 = 0, *r17 = 0, *r20 = 0, *r25 = 0, *r27 = 0;
 	char *r29 = 0, *r32 = 0, *r62 = 0, *r64 = 0, *r66 = 0, *r69 = 0, *r74 = 0, *r76 = 0;
 	char *r78 = 0, *r81 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r94 = 0, *r100 = 0, *r102 = 0;
 	char *r104 = 0, *r107 = 0, *r112 = 0, *r114 = 0, *r115 = 0, *r117 = 0, *r118 = 0, *r120 = 0;
-	char *r122 = 0, *r125 = 0, *r129 = 0;
+	char *r122 = 0, *r125 = 0, *r129 = 0, *r199 = 0, *r205 = 0, *r212 = 0, *r219 = 0, *r223 = 0;
+	char *r224 = 0, *r225 = 0, *r226 = 0, *r227 = 0, *r228 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 42 "parallel.go"
@@ -481,38 +575,41 @@ extern "C" __global__ void Mixed_3(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r16 = p5; r35 = r16; r36 = (u64)r35; r37 = 0ull < r36; r11 = p3; r38 = r11; r39 = (u64)r38; r40 = r2; r41 = (u64)r40; r42 = r41 < r39;
 #line 42 "parallel.go"
 	r4 = p6; r3 = r4; r43 = (u64)r3; r46 = r43 - 1ull; r47 = (u64)r2; r48 = r46 - r47; r49 = r39 - 1ull; r50 = r49 - r41; r51 = r48 <= r50;
-	r15 = p4; r10 = p2; if (!r37) goto b19; if (!r42) goto b19; r44 = r43 + 4611686018427387904ull; r45 = r44 <= 9223372036854775808ull; if (!r45) goto b19; if (!r51) goto b19; r52 = (u64)r1 * 3ull; r111 = (u64)r1 * 4ull; r56 = r43; r58 = (u64)r52; r62 = r10; r64 = r15; r66 = r64 + 0ll; r78 = r66; r113 = r111; r91 = r66; r116 = (u64)r1 * 8ull; r104 = r66; r119 = (u64)r1 * 12ull; r127 = r2;
+	r15 = p4; r10 = p2; if (!r37) goto b23; if (!r42) goto b23; r44 = r43 + 4611686018427387904ull; r45 = r44 <= 9223372036854775808ull; if (!r45) goto b23; if (!r51) goto b23; r111 = (u64)r1 * 4ull; r62 = r10; r64 = r15; r66 = r64 + 0ll; r78 = r66; r113 = r111; r91 = r66; r116 = (u64)r1 * 8ull; r104 = r66; r119 = (u64)r1 * 12ull; r127 = r2;
 #line 42 "parallel.go"
-	r128 = r127; r129 = r62 + r128 * 4; r131 = (i32)r111; r132 = (i64)r131; r133 = r132 == r111; r134 = (u64)r132 * 4ull; if (!r133) goto b19;
-b7: // grid unrolled guard
+	r128 = r127; r129 = r62 + r128 * 4; r131 = (i32)r111; r132 = (i64)r131; r133 = r132 == r111; r134 = (u64)r132 * 4ull; if (!r133) goto b23; r135 = p6; r136 = r135 >= (-2147483648ll); r137 = r135 <= 2147483647ll; r138 = (i64)((u64)gridDim.x * blockDim.x); r141 = (u64)r135 - 1ull; r142 = r141 >= (-2147483648ll); r168 = (u64)r138 * 4ull; r169 = r168 <= 2147483647ll; r170 = (u64)r141 + (u64)r168; r171 = r170 <= 2147483647ll; r172 = r136 & r137; r173 = r172 & r142; r174 = r173 & r169; r175 = r174 & r171; r176 = (i32)r2; if (!r175) goto b23; r229 = (i32)r3; r56 = r43; r230 = (u32)r56; r52 = (u64)r1 * 3ull; r58 = (u64)r52; r231 = (u32)r58; r239 = r131;
+b9: // grid unrolled guard (int32)
 #line 42 "parallel.go"
-	r53 = r2 < r3; if (!r53) goto b18; r57 = (u64)r2; r54 = r56 - r57; r55 = r54 > r58; if (!r55) goto b14;
-	r67 = *(i32 *)r66; r68 = (u32)r67 + 1u; r69 = r129; *(i32 *)r69 = r68; r79 = *(i32 *)r78; r80 = (u32)r79 + 1u; r112 = r69; r114 = r112 + r113 * 1; r81 = r114; *(i32 *)r81 = r80; r92 = *(i32 *)r91; r93 = (u32)r92 + 1u; r115 = r69; r117 = r115 + r116 * 1; r94 = r117; *(i32 *)r94 = r93; r105 = *(i32 *)r104; r106 = (u32)r105 + 1u; r118 = r69; r120 = r118 + r119 * 1; r107 = r120; *(i32 *)r107 = r106; r2 = (u64)r2 + (u64)r111; r129 = r129 + r134 * 1; goto b7;
-b14: // preheader
+	r191 = r176 < r229; if (!r191) goto b22; r178 = (u32)r176; r177 = r230 - r178; r193 = r177 > r231; if (!r193) goto b16;
+	r197 = *(i32 *)r66; r198 = (u32)r197 + 1u; r199 = r129; *(i32 *)r199 = r198; r203 = *(i32 *)r78; r204 = (u32)r203 + 1u; r223 = r199; r224 = r223 + r113 * 1; r205 = r224; *(i32 *)r205 = r204; r210 = *(i32 *)r91; r211 = (u32)r210 + 1u; r225 = r199; r226 = r225 + r116 * 1; r212 = r226; *(i32 *)r212 = r211; r217 = *(i32 *)r104; r218 = (u32)r217 + 1u; r227 = r199; r228 = r227 + r119 * 1; r219 = r228; *(i32 *)r219 = r218; r176 = (u32)r176 + (u32)r239; r129 = r129 + r134 * 1; goto b9;
+b16: // index bounds exit
 #line 43 "parallel.go"
-	r7 = r10; r17 = r66;
+	r2 = (i64)r176; r7 = r10; r17 = r66;
 #line 42 "parallel.go"
 	r121 = r2; r122 = r7 + r121 * 4; r123 = r111;
-b15: // head
+b18: // head
 #line 42 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b18;
+	r5 = r2 < r3; if (!r5) goto b21;
 	r18 = *(i32 *)r17; r19 = (u32)r18 + 1u; r20 = r122; *(i32 *)r20 = r19;
 #line 42 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r122 = r122 + r123 * 1; goto b15;
-b18: // exit
+	r2 = (u64)r2 + (u64)r1; r122 = r122 + r123 * 1; goto b18;
+b21: // exit
 #line 42 "parallel.go"
 	return;
-b19: // preheader
+b22: // index bounds exit
+#line 42 "parallel.go"
+	r2 = (i64)r176; goto b21;
+b23: // preheader
 #line 43 "parallel.go"
 	r25 = r10; r26 = r11; r27 = r15; r28 = r16; r29 = r27 + 0ll;
 #line 42 "parallel.go"
 	r124 = r2; r125 = r25 + r124 * 4; r126 = (u64)r1 * 4ull;
-b20: // head (checked)
+b24: // head (checked)
 #line 42 "parallel.go"
-	r23 = r2 < r3; if (!r23) goto b18; r24 = r2;
+	r23 = r2 < r3; if (!r23) goto b21; r24 = r2;
 	if ((u64)0ll >= (u64)r28) { qd_site = 5; qd_x = 0ll; qd_y = r28; goto qd_fault; } r30 = *(i32 *)r29; r31 = (u32)r30 + 1u; if ((u64)r24 >= (u64)r26) { qd_site = 6; qd_x = r24; qd_y = r26; goto qd_fault; } r32 = r125; *(i32 *)r32 = r31;
 #line 42 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r125 = r125 + r126 * 1; goto b20;
+	r2 = (u64)r2 + (u64)r1; r125 = r125 + r126 * 1; goto b24;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -530,22 +627,35 @@ qd_fault: {
 extern "C" __global__ void Mixed_4(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r17 = 0, r18 = 0, r27 = 0, r32 = 0, r35 = 0, r41 = 0, r43 = 0;
 	bool r45 = 0, r50 = 0, r59 = 0, r60 = 0, r69 = 0, r71 = 0, r80 = 0, r82 = 0;
-	bool r91 = 0, r124 = 0;
+	bool r91 = 0, r115 = 0, r118 = 0, r119 = 0, r122 = 0, r124 = 0, r125 = 0, r127 = 0;
+	bool r129 = 0, r130 = 0, r131 = 0, r133 = 0, r135 = 0, r137 = 0, r139 = 0, r141 = 0;
+	bool r143 = 0, r145 = 0, r147 = 0, r149 = 0, r151 = 0, r153 = 0, r154 = 0, r155 = 0;
+	bool r156 = 0, r157 = 0, r173 = 0, r175 = 0, r184 = 0, r191 = 0, r199 = 0, r207 = 0;
 	i32 r13 = 0, r14 = 0, r23 = 0, r24 = 0, r55 = 0, r56 = 0, r65 = 0, r66 = 0;
-	i32 r76 = 0, r77 = 0, r87 = 0, r88 = 0, r122 = 0;
+	i32 r76 = 0, r77 = 0, r87 = 0, r88 = 0, r113 = 0, r158 = 0, r161 = 0, r162 = 0;
+	i32 r163 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0;
+	i32 r171 = 0, r172 = 0, r180 = 0, r181 = 0, r187 = 0, r188 = 0, r195 = 0, r196 = 0;
+	i32 r203 = 0, r204 = 0, r215 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r222 = 0;
+	i32 r223 = 0, r224 = 0, r225 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r16 = 0, r19 = 0, r21 = 0, r26 = 0, r28 = 0, r30 = 0, r42 = 0;
 	i64 r49 = 0, r51 = 0, r53 = 0, r58 = 0, r61 = 0, r63 = 0, r68 = 0, r70 = 0;
 	i64 r72 = 0, r74 = 0, r79 = 0, r81 = 0, r83 = 0, r85 = 0, r90 = 0, r92 = 0;
-	i64 r93 = 0, r95 = 0, r98 = 0, r101 = 0, r104 = 0, r107 = 0, r110 = 0, r112 = 0;
-	i64 r114 = 0, r115 = 0, r117 = 0, r118 = 0, r119 = 0, r121 = 0, r123 = 0, r125 = 0;
+	i64 r93 = 0, r95 = 0, r98 = 0, r101 = 0, r103 = 0, r105 = 0, r106 = 0, r108 = 0;
+	i64 r109 = 0, r110 = 0, r112 = 0, r114 = 0, r116 = 0, r117 = 0, r120 = 0, r121 = 0;
+	i64 r123 = 0, r126 = 0, r128 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0;
+	i64 r142 = 0, r144 = 0, r146 = 0, r148 = 0, r150 = 0, r152 = 0, r177 = 0, r178 = 0;
+	i64 r183 = 0, r185 = 0, r190 = 0, r192 = 0, r193 = 0, r198 = 0, r200 = 0, r201 = 0;
+	i64 r206 = 0, r208 = 0;
+	u32 r159 = 0, r160 = 0, r216 = 0, r217 = 0;
 	u64 r29 = 0, r31 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
-	u64 r40 = 0, r44 = 0, r46 = 0, r47 = 0, r48 = 0;
+	u64 r40 = 0, r44 = 0, r46 = 0, r47 = 0, r48 = 0, r174 = 0, r176 = 0;
 	char *r7 = 0, *r10 = 0, *r12 = 0, *r15 = 0, *r20 = 0, *r22 = 0, *r25 = 0, *r52 = 0;
 	char *r54 = 0, *r57 = 0, *r62 = 0, *r64 = 0, *r67 = 0, *r73 = 0, *r75 = 0, *r78 = 0;
 	char *r84 = 0, *r86 = 0, *r89 = 0, *r94 = 0, *r96 = 0, *r97 = 0, *r99 = 0, *r100 = 0;
-	char *r102 = 0, *r103 = 0, *r105 = 0, *r106 = 0, *r108 = 0, *r109 = 0, *r111 = 0, *r113 = 0;
-	char *r116 = 0, *r120 = 0;
+	char *r102 = 0, *r104 = 0, *r107 = 0, *r111 = 0, *r179 = 0, *r182 = 0, *r186 = 0, *r189 = 0;
+	char *r194 = 0, *r197 = 0, *r202 = 0, *r205 = 0, *r209 = 0, *r210 = 0, *r211 = 0, *r212 = 0;
+	char *r213 = 0, *r214 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 47 "parallel.go"
@@ -553,38 +663,41 @@ extern "C" __global__ void Mixed_4(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r11 = p1; r28 = r11; r29 = (u64)r28; r30 = r2; r31 = (u64)r30; r32 = r31 < r29;
 #line 47 "parallel.go"
 	r4 = p6; r3 = r4; r33 = (u64)r3; r36 = r33 - 1ull; r37 = (u64)r2; r38 = r36 - r37; r39 = r29 - 1ull; r40 = r39 - r31; r41 = r38 <= r40;
-	r10 = p0; if (!r32) goto b18; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; if (!r35) goto b18; if (!r41) goto b18; r42 = (u64)r1 * 3ull; r93 = (u64)r1 * 4ull; r46 = r33; r48 = (u64)r42; r52 = r10; r95 = r93; r101 = (u64)r1 * 8ull; r107 = (u64)r1 * 12ull; r118 = r2;
+	r10 = p0; if (!r32) goto b22; r34 = r33 + 4611686018427387904ull; r35 = r34 <= 9223372036854775808ull; if (!r35) goto b22; if (!r41) goto b22; r93 = (u64)r1 * 4ull; r52 = r10; r95 = r93; r98 = (u64)r1 * 8ull; r101 = (u64)r1 * 12ull; r109 = r2;
 #line 47 "parallel.go"
-	r119 = r118; r120 = r52 + r119 * 4; r122 = (i32)r93; r123 = (i64)r122; r124 = r123 == r93; r125 = (u64)r123 * 4ull; if (!r124) goto b18;
-b6: // grid unrolled guard
+	r110 = r109; r111 = r52 + r110 * 4; r113 = (i32)r93; r114 = (i64)r113; r115 = r114 == r93; r116 = (u64)r114 * 4ull; if (!r115) goto b22; r117 = p6; r118 = r117 >= (-2147483648ll); r119 = r117 <= 2147483647ll; r120 = (i64)((u64)gridDim.x * blockDim.x); r123 = (u64)r117 - 1ull; r124 = r123 >= (-2147483648ll); r150 = (u64)r120 * 4ull; r151 = r150 <= 2147483647ll; r152 = (u64)r123 + (u64)r150; r153 = r152 <= 2147483647ll; r154 = r118 & r119; r155 = r154 & r124; r156 = r155 & r151; r157 = r156 & r153; r158 = (i32)r2; if (!r157) goto b22; r215 = (i32)r3; r46 = r33; r216 = (u32)r46; r42 = (u64)r1 * 3ull; r48 = (u64)r42; r217 = (u32)r48; r225 = r113;
+b8: // grid unrolled guard (int32)
 #line 47 "parallel.go"
-	r43 = r2 < r3; if (!r43) goto b17; r47 = (u64)r2; r44 = r46 - r47; r45 = r44 > r48; if (!r45) goto b13;
-	r54 = r120; r55 = *(i32 *)r54; r56 = (u32)r55 + 2u; r57 = r54; *(i32 *)r57 = r56; r94 = r54; r96 = r94 + r95 * 1; r64 = r96; r65 = *(i32 *)r64; r66 = (u32)r65 + 2u; r99 = r96; r67 = r99; *(i32 *)r67 = r66; r100 = r54; r102 = r100 + r101 * 1; r75 = r102; r76 = *(i32 *)r75; r77 = (u32)r76 + 2u; r105 = r102; r78 = r105; *(i32 *)r78 = r77; r106 = r54; r108 = r106 + r107 * 1; r86 = r108; r87 = *(i32 *)r86; r88 = (u32)r87 + 2u; r111 = r108; r89 = r111; *(i32 *)r89 = r88; r2 = (u64)r2 + (u64)r93; r120 = r120 + r125 * 1; goto b6;
-b13: // preheader
+	r173 = r158 < r215; if (!r173) goto b21; r160 = (u32)r158; r159 = r216 - r160; r175 = r159 > r217; if (!r175) goto b15;
+	r179 = r111; r180 = *(i32 *)r179; r181 = (u32)r180 + 2u; r182 = r179; *(i32 *)r182 = r181; r209 = r179; r210 = r209 + r95 * 1; r186 = r210; r187 = *(i32 *)r186; r188 = (u32)r187 + 2u; r189 = r186; *(i32 *)r189 = r188; r211 = r179; r212 = r211 + r98 * 1; r194 = r212; r195 = *(i32 *)r194; r196 = (u32)r195 + 2u; r197 = r194; *(i32 *)r197 = r196; r213 = r179; r214 = r213 + r101 * 1; r202 = r214; r203 = *(i32 *)r202; r204 = (u32)r203 + 2u; r205 = r202; *(i32 *)r205 = r204; r158 = (u32)r158 + (u32)r225; r111 = r111 + r116 * 1; goto b8;
+b15: // index bounds exit
 #line 48 "parallel.go"
-	r7 = r10;
+	r2 = (i64)r158; r7 = r10;
 #line 47 "parallel.go"
-	r112 = r2; r113 = r7 + r112 * 4; r114 = r93;
-b14: // head
+	r103 = r2; r104 = r7 + r103 * 4; r105 = r93;
+b17: // head
 #line 47 "parallel.go"
-	r5 = r2 < r3; if (!r5) goto b17;
-	r12 = r113; r13 = *(i32 *)r12; r14 = (u32)r13 + 2u; r15 = r12; *(i32 *)r15 = r14;
+	r5 = r2 < r3; if (!r5) goto b20;
+	r12 = r104; r13 = *(i32 *)r12; r14 = (u32)r13 + 2u; r15 = r12; *(i32 *)r15 = r14;
 #line 47 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r113 = r113 + r114 * 1; goto b14;
-b17: // exit
+	r2 = (u64)r2 + (u64)r1; r104 = r104 + r105 * 1; goto b17;
+b20: // exit
 #line 47 "parallel.go"
 	return;
-b18: // preheader
+b21: // index bounds exit
+#line 47 "parallel.go"
+	r2 = (i64)r158; goto b20;
+b22: // preheader
 #line 48 "parallel.go"
 	r20 = r10; r21 = r11;
 #line 47 "parallel.go"
-	r115 = r2; r116 = r20 + r115 * 4; r117 = (u64)r1 * 4ull;
-b19: // head (checked)
+	r106 = r2; r107 = r20 + r106 * 4; r108 = (u64)r1 * 4ull;
+b23: // head (checked)
 #line 47 "parallel.go"
-	r18 = r2 < r3; if (!r18) goto b17; r19 = r2;
-	if ((u64)r19 >= (u64)r21) { qd_site = 7; qd_x = r19; qd_y = r21; goto qd_fault; } r22 = r116; r23 = *(i32 *)r22; r24 = (u32)r23 + 2u; r25 = r22; *(i32 *)r25 = r24;
+	r18 = r2 < r3; if (!r18) goto b20; r19 = r2;
+	if ((u64)r19 >= (u64)r21) { qd_site = 7; qd_x = r19; qd_y = r21; goto qd_fault; } r22 = r107; r23 = *(i32 *)r22; r24 = (u32)r23 + 2u; r25 = r22; *(i32 *)r25 = r24;
 #line 47 "parallel.go"
-	r2 = (u64)r2 + (u64)r1; r116 = r116 + r117 * 1; goto b19;
+	r2 = (u64)r2 + (u64)r1; r107 = r107 + r108 * 1; goto b23;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

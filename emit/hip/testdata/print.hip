@@ -22,20 +22,36 @@ extern "C" __global__ void PrintEach_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	bool r4 = 0, r13 = 0, r15 = 0, r16 = 0, r21 = 0, r23 = 0, r27 = 0, r30 = 0;
 	bool r36 = 0, r38 = 0, r41 = 0, r43 = 0, r45 = 0, r50 = 0, r55 = 0, r57 = 0;
 	bool r58 = 0, r63 = 0, r65 = 0, r67 = 0, r72 = 0, r74 = 0, r76 = 0, r81 = 0;
-	bool r83 = 0, r122 = 0;
-	i32 r9 = 0, r19 = 0, r53 = 0, r61 = 0, r70 = 0, r79 = 0, r120 = 0;
+	bool r83 = 0, r122 = 0, r125 = 0, r126 = 0, r129 = 0, r131 = 0, r132 = 0, r134 = 0;
+	bool r136 = 0, r137 = 0, r138 = 0, r140 = 0, r142 = 0, r144 = 0, r146 = 0, r148 = 0;
+	bool r150 = 0, r152 = 0, r154 = 0, r156 = 0, r158 = 0, r160 = 0, r161 = 0, r162 = 0;
+	bool r163 = 0, r164 = 0, r180 = 0, r182 = 0, r189 = 0, r191 = 0, r196 = 0, r198 = 0;
+	bool r204 = 0, r206 = 0, r212 = 0, r214 = 0;
+	i32 r9 = 0, r19 = 0, r53 = 0, r61 = 0, r70 = 0, r79 = 0, r120 = 0, r165 = 0;
+	i32 r168 = 0, r169 = 0, r170 = 0, r171 = 0, r172 = 0, r173 = 0, r174 = 0, r175 = 0;
+	i32 r176 = 0, r177 = 0, r178 = 0, r179 = 0, r187 = 0, r194 = 0, r202 = 0, r210 = 0;
+	i32 r228 = 0, r231 = 0, r232 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0, r237 = 0;
+	i32 r238 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r12 = 0, r14 = 0;
 	i64 r17 = 0, r22 = 0, r25 = 0, r42 = 0, r49 = 0, r51 = 0, r56 = 0, r59 = 0;
 	i64 r64 = 0, r66 = 0, r68 = 0, r73 = 0, r75 = 0, r77 = 0, r82 = 0, r84 = 0;
 	i64 r85 = 0, r87 = 0, r90 = 0, r93 = 0, r96 = 0, r99 = 0, r102 = 0, r104 = 0;
 	i64 r106 = 0, r108 = 0, r109 = 0, r111 = 0, r113 = 0, r114 = 0, r115 = 0, r117 = 0;
-	i64 r119 = 0, r121 = 0, r123 = 0;
+	i64 r119 = 0, r121 = 0, r123 = 0, r124 = 0, r127 = 0, r128 = 0, r130 = 0, r133 = 0;
+	i64 r135 = 0, r139 = 0, r141 = 0, r143 = 0, r145 = 0, r147 = 0, r149 = 0, r151 = 0;
+	i64 r153 = 0, r155 = 0, r157 = 0, r159 = 0, r184 = 0, r185 = 0, r190 = 0, r192 = 0;
+	i64 r197 = 0, r199 = 0, r200 = 0, r205 = 0, r207 = 0, r208 = 0, r213 = 0, r215 = 0;
+	u32 r166 = 0, r167 = 0, r229 = 0, r230 = 0;
 	u64 r24 = 0, r26 = 0, r28 = 0, r29 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0;
 	u64 r35 = 0, r37 = 0, r39 = 0, r40 = 0, r44 = 0, r46 = 0, r47 = 0, r48 = 0;
+	u64 r181 = 0, r183 = 0;
 	char *r6 = 0, *r7 = 0, *r10 = 0, *r11 = 0, *r18 = 0, *r20 = 0, *r52 = 0, *r54 = 0;
 	char *r60 = 0, *r62 = 0, *r69 = 0, *r71 = 0, *r78 = 0, *r80 = 0, *r86 = 0, *r88 = 0;
 	char *r89 = 0, *r91 = 0, *r92 = 0, *r94 = 0, *r95 = 0, *r97 = 0, *r98 = 0, *r100 = 0;
 	char *r101 = 0, *r103 = 0, *r105 = 0, *r107 = 0, *r110 = 0, *r112 = 0, *r116 = 0, *r118 = 0;
+	char *r186 = 0, *r188 = 0, *r193 = 0, *r195 = 0, *r201 = 0, *r203 = 0, *r209 = 0, *r211 = 0;
+	char *r216 = 0, *r217 = 0, *r218 = 0, *r219 = 0, *r220 = 0, *r221 = 0, *r222 = 0, *r223 = 0;
+	char *r224 = 0, *r225 = 0, *r226 = 0, *r227 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 10 "print.go"
@@ -43,46 +59,51 @@ extern "C" __global__ void PrintEach_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r8 = p1; r24 = (u64)r8; r25 = r2; r26 = (u64)r25; r27 = r26 < r24;
 #line 10 "print.go"
 	r3 = p4; r28 = (u64)r3; r31 = r28 - 1ull; r32 = (u64)r2; r33 = r31 - r32; r34 = r24 - 1ull; r35 = r34 - r26; r36 = r33 <= r35;
-	r12 = p3; r37 = (u64)r12; r38 = r26 < r37; r39 = r37 - 1ull; r40 = r39 - r26; r41 = r33 <= r40; r11 = p2; r7 = p0; if (!r27) goto b26; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b26; if (!r36) goto b26; if (!r38) goto b26; if (!r41) goto b26; r42 = (u64)r1 * 3ull; r85 = (u64)r1 * 4ull; r46 = r28; r48 = (u64)r42; r87 = r85; r90 = r1; r93 = (u64)r1 * 8ull; r96 = (u64)r1 * 2ull; r99 = (u64)r1 * 12ull; r102 = r42; r114 = r2;
+	r12 = p3; r37 = (u64)r12; r38 = r26 < r37; r39 = r37 - 1ull; r40 = r39 - r26; r41 = r33 <= r40; r11 = p2; r7 = p0; if (!r27) goto b30; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b30; if (!r36) goto b30; if (!r38) goto b30; if (!r41) goto b30; r42 = (u64)r1 * 3ull; r85 = (u64)r1 * 4ull; r87 = r85; r90 = r1; r93 = (u64)r1 * 8ull; r96 = (u64)r1 * 2ull; r99 = (u64)r1 * 12ull; r102 = r42; r114 = r2;
 #line 10 "print.go"
-	r115 = r114; r116 = r7 + r115 * 4; r118 = r11 + r115 * 1; r119 = r85; r120 = (i32)r85; r121 = (i64)r120; r122 = r121 == r85; r123 = (u64)r121 * 4ull; if (!r122) goto b26;
-b8: // grid unrolled guard
+	r115 = r114; r116 = r7 + r115 * 4; r118 = r11 + r115 * 1; r119 = r85; r120 = (i32)r85; r121 = (i64)r120; r122 = r121 == r85; r123 = (u64)r121 * 4ull; if (!r122) goto b30; r124 = p4; r125 = r124 >= (-2147483648ll); r126 = r124 <= 2147483647ll; r127 = (i64)((u64)gridDim.x * blockDim.x); r130 = (u64)r124 - 1ull; r131 = r130 >= (-2147483648ll); r157 = (u64)r127 * 4ull; r158 = r157 <= 2147483647ll; r159 = (u64)r130 + (u64)r157; r160 = r159 <= 2147483647ll; r161 = r125 & r126; r162 = r161 & r131; r163 = r162 & r158; r164 = r163 & r160; r165 = (i32)r2; if (!r164) goto b30; r228 = (i32)r3; r46 = r28; r229 = (u32)r46; r48 = (u64)r42; r230 = (u32)r48; r232 = (i32)r1; r234 = r232; r236 = r232; r238 = r120;
+b10: // grid unrolled guard (int32)
 #line 10 "print.go"
-	r43 = r2 < r3; if (!r43) goto b25; r47 = (u64)r2; r44 = r46 - r47; r45 = r44 > r48; if (!r45) goto b20; r49 = r2;
-	r52 = r116; r53 = *(i32 *)r52; r54 = r118; r55 = *(bool *)r54;
+	r180 = r165 < r228; if (!r180) goto b29; r167 = (u32)r165; r166 = r229 - r167; r182 = r166 > r230; if (!r182) goto b22; r168 = r165;
+	r186 = r116; r187 = *(i32 *)r186; r188 = r118; r189 = *(bool *)r188;
 #line 10 "print.go"
-	r51 = r49;
-	printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r51, (int)r53, (r55 ? "true" : "false")); r66 = (u64)r49 + (u64)r1; r86 = r52; r88 = r86 + r87 * 1; r60 = r88; r61 = *(i32 *)r60; r89 = r54; r91 = r89 + r90 * 1; r62 = r91; r63 = *(bool *)r62;
+	r169 = r168; r185 = (i64)r169;
+	printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r185, (int)r187, (r189 ? "true" : "false")); r173 = (u32)r168 + (u32)r232; r216 = r186; r217 = r216 + r87 * 1; r193 = r217; r194 = *(i32 *)r193; r218 = r188; r219 = r218 + r90 * 1; r195 = r219; r196 = *(bool *)r195;
 #line 10 "print.go"
-	r59 = r66;
-	printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r59, (int)r61, (r63 ? "true" : "false")); r75 = (u64)r66 + (u64)r1; r92 = r52; r94 = r92 + r93 * 1; r69 = r94; r70 = *(i32 *)r69; r95 = r54; r97 = r95 + r96 * 1; r71 = r97; r72 = *(bool *)r71;
+	r171 = r173; r192 = (i64)r171;
+	printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r192, (int)r194, (r196 ? "true" : "false")); r176 = (u32)r173 + (u32)r234; r220 = r186; r221 = r220 + r93 * 1; r201 = r221; r202 = *(i32 *)r201; r222 = r188; r223 = r222 + r96 * 1; r203 = r223; r204 = *(bool *)r203;
 #line 10 "print.go"
-	r68 = r75;
-	printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r68, (int)r70, (r72 ? "true" : "false")); r84 = (u64)r75 + (u64)r1;
+	r174 = r176; r200 = (i64)r174;
+	printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r200, (int)r202, (r204 ? "true" : "false")); r179 = (u32)r176 + (u32)r236;
 #line 10 "print.go"
-	r77 = r84;
-	r98 = r52; r100 = r98 + r99 * 1; r78 = r100; r79 = *(i32 *)r78; r101 = r54; r103 = r101 + r102 * 1; r80 = r103; r81 = *(bool *)r80; printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r77, (int)r79, (r81 ? "true" : "false")); r2 = (u64)r2 + (u64)r85; r116 = r116 + r123 * 1; r118 = r118 + r119 * 1; goto b8;
-b20: // preheader
+	r177 = r179;
+	r224 = r186; r225 = r224 + r99 * 1; r209 = r225; r210 = *(i32 *)r209; r226 = r188; r227 = r226 + r102 * 1; r211 = r227; r212 = *(bool *)r211; r208 = (i64)r177; printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r208, (int)r210, (r212 ? "true" : "false")); r165 = (u32)r165 + (u32)r238; r116 = r116 + r123 * 1; r118 = r118 + r119 * 1; goto b10;
+b22: // index bounds exit
+#line 11 "print.go"
+	r2 = (i64)r165;
 #line 10 "print.go"
 	r104 = r2; r105 = r7 + r104 * 4; r106 = r85; r107 = r11 + r104 * 1; r108 = r1;
-b21: // head
+b24: // head
 #line 10 "print.go"
-	r4 = r2 < r3; if (!r4) goto b25; r5 = r2;
+	r4 = r2 < r3; if (!r4) goto b28; r5 = r2;
 	r6 = r105; r9 = *(i32 *)r6; r10 = r107; r13 = *(bool *)r10; printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r5, (int)r9, (r13 ? "true" : "false"));
 #line 10 "print.go"
-	r2 = (u64)r2 + (u64)r1; r105 = r105 + r106 * 1; r107 = r107 + r108 * 1; goto b21;
-b25: // exit
+	r2 = (u64)r2 + (u64)r1; r105 = r105 + r106 * 1; r107 = r107 + r108 * 1; goto b24;
+b28: // exit
 #line 10 "print.go"
 	return;
-b26: // preheader
+b29: // index bounds exit
+#line 10 "print.go"
+	r2 = (i64)r165; goto b28;
+b30: // preheader
 #line 10 "print.go"
 	r109 = r2; r110 = r7 + r109 * 4; r111 = (u64)r1 * 4ull; r112 = r11 + r109 * 1; r113 = r1;
-b27: // head (checked)
+b31: // head (checked)
 #line 10 "print.go"
-	r16 = r2 < r3; if (!r16) goto b25; r17 = r2;
+	r16 = r2 < r3; if (!r16) goto b28; r17 = r2;
 	if ((u64)r17 >= (u64)r8) { qd_site = 0; qd_x = r17; qd_y = r8; goto qd_fault; } r18 = r110; r19 = *(i32 *)r18; if ((u64)r17 >= (u64)r12) { qd_site = 1; qd_x = r17; qd_y = r12; goto qd_fault; } r20 = r112; r21 = *(bool *)r20; printf("a[ %lld ] = %d %s 2.5 100%%\n", (long long)r17, (int)r19, (r21 ? "true" : "false"));
 #line 10 "print.go"
-	r2 = (u64)r2 + (u64)r1; r110 = r110 + r111 * 1; r112 = r112 + r113 * 1; goto b27;
+	r2 = (u64)r2 + (u64)r1; r110 = r110 + r111 * 1; r112 = r112 + r113 * 1; goto b31;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -109,16 +130,24 @@ extern "C" __global__ void Printf_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	bool r4 = 0, r30 = 0, r32 = 0, r40 = 0, r60 = 0, r62 = 0, r73 = 0, r76 = 0;
 	bool r82 = 0, r84 = 0, r87 = 0, r89 = 0, r92 = 0, r94 = 0, r96 = 0, r101 = 0;
 	bool r121 = 0, r123 = 0, r131 = 0, r151 = 0, r153 = 0, r162 = 0, r182 = 0, r184 = 0;
-	bool r193 = 0, r213 = 0, r215 = 0, r318 = 0, r322 = 0, r324 = 0;
-	i32 r316 = 0, r320 = 0;
+	bool r193 = 0, r213 = 0, r215 = 0, r273 = 0, r277 = 0, r279 = 0, r281 = 0, r282 = 0;
+	bool r285 = 0, r287 = 0, r288 = 0, r290 = 0, r292 = 0, r293 = 0, r294 = 0, r296 = 0;
+	bool r298 = 0, r300 = 0, r302 = 0, r304 = 0, r306 = 0, r308 = 0, r310 = 0, r312 = 0;
+	bool r314 = 0, r316 = 0, r317 = 0, r318 = 0, r319 = 0, r320 = 0, r336 = 0, r338 = 0;
+	bool r360 = 0, r362 = 0, r389 = 0, r391 = 0, r419 = 0, r421 = 0, r449 = 0, r451 = 0;
+	i32 r271 = 0, r275 = 0, r321 = 0, r324 = 0, r325 = 0, r326 = 0, r327 = 0, r328 = 0;
+	i32 r329 = 0, r330 = 0, r331 = 0, r332 = 0, r333 = 0, r334 = 0, r335 = 0, r478 = 0;
+	i32 r481 = 0, r482 = 0, r483 = 0, r484 = 0, r485 = 0, r486 = 0, r487 = 0, r488 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r12 = 0, r18 = 0;
 	i64 r31 = 0, r41 = 0, r61 = 0, r71 = 0, r93 = 0, r100 = 0, r102 = 0, r122 = 0;
 	i64 r132 = 0, r152 = 0, r161 = 0, r163 = 0, r183 = 0, r192 = 0, r194 = 0, r214 = 0;
 	i64 r223 = 0, r224 = 0, r226 = 0, r229 = 0, r232 = 0, r235 = 0, r238 = 0, r241 = 0;
-	i64 r244 = 0, r247 = 0, r250 = 0, r253 = 0, r256 = 0, r259 = 0, r262 = 0, r265 = 0;
-	i64 r268 = 0, r271 = 0, r274 = 0, r277 = 0, r280 = 0, r283 = 0, r286 = 0, r289 = 0;
-	i64 r292 = 0, r295 = 0, r297 = 0, r299 = 0, r301 = 0, r303 = 0, r305 = 0, r307 = 0;
-	i64 r309 = 0, r310 = 0, r312 = 0, r314 = 0, r317 = 0, r319 = 0, r321 = 0, r323 = 0;
+	i64 r244 = 0, r247 = 0, r250 = 0, r252 = 0, r254 = 0, r256 = 0, r258 = 0, r260 = 0;
+	i64 r262 = 0, r264 = 0, r265 = 0, r267 = 0, r269 = 0, r272 = 0, r274 = 0, r276 = 0;
+	i64 r278 = 0, r280 = 0, r283 = 0, r284 = 0, r286 = 0, r289 = 0, r291 = 0, r295 = 0;
+	i64 r297 = 0, r299 = 0, r301 = 0, r303 = 0, r305 = 0, r307 = 0, r309 = 0, r311 = 0;
+	i64 r313 = 0, r315 = 0, r340 = 0, r341 = 0, r361 = 0, r370 = 0, r390 = 0, r399 = 0;
+	i64 r400 = 0, r420 = 0, r429 = 0, r430 = 0, r450 = 0, r459 = 0;
 	u32 r19 = 0, r21 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r33 = 0, r34 = 0;
 	u32 r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0, r49 = 0, r51 = 0, r53 = 0;
 	u32 r55 = 0, r56 = 0, r57 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0;
@@ -128,14 +157,23 @@ extern "C" __global__ void Printf_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	u32 r157 = 0, r158 = 0, r159 = 0, r160 = 0, r171 = 0, r173 = 0, r175 = 0, r177 = 0;
 	u32 r178 = 0, r179 = 0, r185 = 0, r186 = 0, r187 = 0, r188 = 0, r189 = 0, r190 = 0;
 	u32 r191 = 0, r202 = 0, r204 = 0, r206 = 0, r208 = 0, r209 = 0, r210 = 0, r216 = 0;
-	u32 r217 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r222 = 0;
+	u32 r217 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r222 = 0, r322 = 0, r323 = 0;
+	u32 r349 = 0, r351 = 0, r353 = 0, r355 = 0, r356 = 0, r357 = 0, r363 = 0, r364 = 0;
+	u32 r365 = 0, r366 = 0, r367 = 0, r368 = 0, r369 = 0, r378 = 0, r380 = 0, r382 = 0;
+	u32 r384 = 0, r385 = 0, r386 = 0, r392 = 0, r393 = 0, r394 = 0, r395 = 0, r396 = 0;
+	u32 r397 = 0, r398 = 0, r408 = 0, r410 = 0, r412 = 0, r414 = 0, r415 = 0, r416 = 0;
+	u32 r422 = 0, r423 = 0, r424 = 0, r425 = 0, r426 = 0, r427 = 0, r428 = 0, r438 = 0;
+	u32 r440 = 0, r442 = 0, r444 = 0, r445 = 0, r446 = 0, r452 = 0, r453 = 0, r454 = 0;
+	u32 r455 = 0, r456 = 0, r457 = 0, r458 = 0, r479 = 0, r480 = 0;
 	u64 r70 = 0, r72 = 0, r74 = 0, r75 = 0, r77 = 0, r78 = 0, r79 = 0, r80 = 0;
 	u64 r81 = 0, r83 = 0, r85 = 0, r86 = 0, r88 = 0, r90 = 0, r91 = 0, r95 = 0;
-	u64 r97 = 0, r98 = 0, r99 = 0;
+	u64 r97 = 0, r98 = 0, r99 = 0, r337 = 0, r339 = 0;
 	float r9 = 0, r15 = 0, r29 = 0, r43 = 0, r47 = 0, r59 = 0, r104 = 0, r108 = 0;
 	float r120 = 0, r134 = 0, r138 = 0, r150 = 0, r165 = 0, r169 = 0, r181 = 0, r196 = 0;
-	float r200 = 0, r212 = 0;
-	double r13 = 0, r45 = 0, r106 = 0, r136 = 0, r167 = 0, r198 = 0;
+	float r200 = 0, r212 = 0, r343 = 0, r347 = 0, r359 = 0, r372 = 0, r376 = 0, r388 = 0;
+	float r402 = 0, r406 = 0, r418 = 0, r432 = 0, r436 = 0, r448 = 0;
+	double r13 = 0, r45 = 0, r106 = 0, r136 = 0, r167 = 0, r198 = 0, r345 = 0, r374 = 0;
+	double r404 = 0, r434 = 0;
 	char *r6 = 0, *r7 = 0, *r10 = 0, *r11 = 0, *r14 = 0, *r16 = 0, *r17 = 0, *r20 = 0;
 	char *r22 = 0, *r24 = 0, *r28 = 0, *r42 = 0, *r44 = 0, *r46 = 0, *r48 = 0, *r50 = 0;
 	char *r52 = 0, *r54 = 0, *r58 = 0, *r103 = 0, *r105 = 0, *r107 = 0, *r109 = 0, *r111 = 0;
@@ -144,12 +182,14 @@ extern "C" __global__ void Printf_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	char *r174 = 0, *r176 = 0, *r180 = 0, *r195 = 0, *r197 = 0, *r199 = 0, *r201 = 0, *r203 = 0;
 	char *r205 = 0, *r207 = 0, *r211 = 0, *r225 = 0, *r227 = 0, *r228 = 0, *r230 = 0, *r231 = 0;
 	char *r233 = 0, *r234 = 0, *r236 = 0, *r237 = 0, *r239 = 0, *r240 = 0, *r242 = 0, *r243 = 0;
-	char *r245 = 0, *r246 = 0, *r248 = 0, *r249 = 0, *r251 = 0, *r252 = 0, *r254 = 0, *r255 = 0;
-	char *r257 = 0, *r258 = 0, *r260 = 0, *r261 = 0, *r263 = 0, *r264 = 0, *r266 = 0, *r267 = 0;
-	char *r269 = 0, *r270 = 0, *r272 = 0, *r273 = 0, *r275 = 0, *r276 = 0, *r278 = 0, *r279 = 0;
-	char *r281 = 0, *r282 = 0, *r284 = 0, *r285 = 0, *r287 = 0, *r288 = 0, *r290 = 0, *r291 = 0;
-	char *r293 = 0, *r294 = 0, *r296 = 0, *r298 = 0, *r300 = 0, *r302 = 0, *r304 = 0, *r306 = 0;
-	char *r308 = 0, *r311 = 0, *r313 = 0, *r315 = 0;
+	char *r245 = 0, *r246 = 0, *r248 = 0, *r249 = 0, *r251 = 0, *r253 = 0, *r255 = 0, *r257 = 0;
+	char *r259 = 0, *r261 = 0, *r263 = 0, *r266 = 0, *r268 = 0, *r270 = 0, *r342 = 0, *r344 = 0;
+	char *r346 = 0, *r348 = 0, *r350 = 0, *r352 = 0, *r354 = 0, *r358 = 0, *r371 = 0, *r373 = 0;
+	char *r375 = 0, *r377 = 0, *r379 = 0, *r381 = 0, *r383 = 0, *r387 = 0, *r401 = 0, *r403 = 0;
+	char *r405 = 0, *r407 = 0, *r409 = 0, *r411 = 0, *r413 = 0, *r417 = 0, *r431 = 0, *r433 = 0;
+	char *r435 = 0, *r437 = 0, *r439 = 0, *r441 = 0, *r443 = 0, *r447 = 0, *r460 = 0, *r461 = 0;
+	char *r462 = 0, *r463 = 0, *r464 = 0, *r465 = 0, *r466 = 0, *r467 = 0, *r468 = 0, *r469 = 0;
+	char *r470 = 0, *r471 = 0, *r472 = 0, *r473 = 0, *r474 = 0, *r475 = 0, *r476 = 0, *r477 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 26 "print.go"
@@ -157,46 +197,51 @@ extern "C" __global__ void Printf_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r8 = p1; r70 = (u64)r8; r71 = r2; r72 = (u64)r71; r73 = r72 < r70;
 #line 26 "print.go"
 	r3 = p6; r74 = (u64)r3; r77 = r74 - 1ull; r78 = (u64)r2; r79 = r77 - r78; r80 = r70 - 1ull; r81 = r80 - r72; r82 = r79 <= r81;
-	r12 = p3; r83 = (u64)r12; r84 = r72 < r83; r85 = r83 - 1ull; r86 = r85 - r72; r87 = r79 <= r86; r18 = p5; r88 = (u64)r18; r89 = r72 < r88; r90 = r88 - 1ull; r91 = r90 - r72; r92 = r79 <= r91; r17 = p4; r11 = p2; r7 = p0; if (!r73) goto b28; r75 = r74 + 4611686018427387904ull; r76 = r75 <= 9223372036854775808ull; if (!r76) goto b28; if (!r82) goto b28; if (!r84) goto b28; if (!r87) goto b28; if (!r89) goto b28; if (!r92) goto b28; r93 = (u64)r1 * 3ull; r224 = (u64)r1 * 4ull; r97 = r74; r99 = (u64)r93; r226 = r224; r229 = (u64)r1 * 8ull; r235 = r224; r250 = r229; r253 = (u64)r1 * 16ull; r259 = r229; r274 = (u64)r1 * 12ull; r277 = (u64)r1 * 24ull; r283 = r274; r309 = r2;
+	r12 = p3; r83 = (u64)r12; r84 = r72 < r83; r85 = r83 - 1ull; r86 = r85 - r72; r87 = r79 <= r86; r18 = p5; r88 = (u64)r18; r89 = r72 < r88; r90 = r88 - 1ull; r91 = r90 - r72; r92 = r79 <= r91; r17 = p4; r11 = p2; r7 = p0; if (!r73) goto b32; r75 = r74 + 4611686018427387904ull; r76 = r75 <= 9223372036854775808ull; if (!r76) goto b32; if (!r82) goto b32; if (!r84) goto b32; if (!r87) goto b32; if (!r89) goto b32; if (!r92) goto b32; r224 = (u64)r1 * 4ull; r226 = r224; r229 = (u64)r1 * 8ull; r232 = r224; r235 = r229; r238 = (u64)r1 * 16ull; r241 = r229; r244 = (u64)r1 * 12ull; r247 = (u64)r1 * 24ull; r250 = r244; r264 = r2;
 #line 26 "print.go"
-	r310 = r309; r311 = r7 + r310 * 4; r313 = r11 + r310 * 8; r315 = r17 + r310 * 4; r316 = (i32)r224; r317 = (i64)r316; r318 = r317 == r224; r319 = (u64)r317 * 4ull; r321 = r317; r322 = r318; r323 = (u64)r321 * 8ull; r324 = r318 & r322; if (!r324) goto b28;
-b10: // grid unrolled guard
+	r265 = r264; r266 = r7 + r265 * 4; r268 = r11 + r265 * 8; r270 = r17 + r265 * 4; r271 = (i32)r224; r272 = (i64)r271; r273 = r272 == r224; r274 = (u64)r272 * 4ull; r276 = r272; r277 = r273; r278 = (u64)r276 * 8ull; r279 = r273 & r277; if (!r279) goto b32; r280 = p6; r281 = r280 >= (-2147483648ll); r282 = r280 <= 2147483647ll; r283 = (i64)((u64)gridDim.x * blockDim.x); r286 = (u64)r280 - 1ull; r287 = r286 >= (-2147483648ll); r313 = (u64)r283 * 4ull; r314 = r313 <= 2147483647ll; r315 = (u64)r286 + (u64)r313; r316 = r315 <= 2147483647ll; r317 = r281 & r282; r318 = r317 & r287; r319 = r318 & r314; r320 = r319 & r316; r321 = (i32)r2; if (!r320) goto b32; r478 = (i32)r3; r97 = r74; r479 = (u32)r97; r93 = (u64)r1 * 3ull; r99 = (u64)r93; r480 = (u32)r99; r482 = (i32)r1; r484 = r482; r486 = r482; r488 = r271;
+b12: // grid unrolled guard (int32)
 #line 26 "print.go"
-	r94 = r2 < r3; if (!r94) goto b27; r98 = (u64)r2; r95 = r97 - r98; r96 = r95 > r99; if (!r96) goto b22; r100 = r2;
-	r103 = r311; r104 = *(float *)r103; r105 = r313; r106 = *(double *)r105; r108 = r104; r109 = r315; r110 = *(u32 *)r109; r112 = r110; r114 = r110; r116 = r110; r124 = __umulhi(r116, 991146300u); r125 = r116 - r124; r126 = r125 >> 1; r127 = r126 + r124; r128 = r127 >> 4; r129 = r128 * 26u; r130 = r116 - r129; r117 = r130; r118 = r117 + 65u; r120 = r104; r121 = r120 > 0x0p+00f;
+	r336 = r321 < r478; if (!r336) goto b31; r323 = (u32)r321; r322 = r479 - r323; r338 = r322 > r480; if (!r338) goto b24; r324 = r321;
+	r342 = r266; r343 = *(float *)r342; r344 = r268; r345 = *(double *)r344; r347 = r343; r348 = r270; r349 = *(u32 *)r348; r351 = r349; r353 = r349; r355 = r349; r363 = __umulhi(r355, 991146300u); r364 = r355 - r363; r365 = r364 >> 1; r366 = r365 + r363; r367 = r366 >> 4; r368 = r367 * 26u; r369 = r355 - r368; r356 = r369; r357 = r356 + 65u; r359 = r343; r360 = r359 > 0x0p+00f;
 #line 26 "print.go"
-	r102 = r100;
-	printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r102, (double)r104, (double)r106, (double)r108, (unsigned)r110, (unsigned)r112, (unsigned)r114, (unsigned)r118, (r121 ? "true" : "false"), (long long)r102); r161 = (u64)r100 + (u64)r1; r225 = r103; r227 = r225 + r226 * 1; r133 = r227; r134 = *(float *)r133; r228 = r105; r230 = r228 + r229 * 1; r135 = r230; r136 = *(double *)r135; r138 = r134; r234 = r109; r236 = r234 + r235 * 1; r139 = r236; r140 = *(u32 *)r139; r142 = r140; r144 = r140; r146 = r140; r154 = __umulhi(r146, 991146300u); r155 = r146 - r154; r156 = r155 >> 1; r157 = r156 + r154; r158 = r157 >> 4; r159 = r158 * 26u; r160 = r146 - r159; r147 = r160; r148 = r147 + 65u; r150 = r134; r151 = r150 > 0x0p+00f;
+	r325 = r324; r341 = (i64)r325;
+	printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r341, (double)r343, (double)r345, (double)r347, (unsigned)r349, (unsigned)r351, (unsigned)r353, (unsigned)r357, (r360 ? "true" : "false"), (long long)r341); r329 = (u32)r324 + (u32)r482; r460 = r342; r461 = r460 + r226 * 1; r371 = r461; r372 = *(float *)r371; r462 = r344; r463 = r462 + r229 * 1; r373 = r463; r374 = *(double *)r373; r376 = r372; r464 = r348; r465 = r464 + r232 * 1; r377 = r465; r378 = *(u32 *)r377; r380 = r378; r382 = r378; r384 = r378; r392 = __umulhi(r384, 991146300u); r393 = r384 - r392; r394 = r393 >> 1; r395 = r394 + r392; r396 = r395 >> 4; r397 = r396 * 26u; r398 = r384 - r397; r385 = r398; r386 = r385 + 65u; r388 = r372; r389 = r388 > 0x0p+00f;
 #line 26 "print.go"
-	r132 = r161;
-	printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r132, (double)r134, (double)r136, (double)r138, (unsigned)r140, (unsigned)r142, (unsigned)r144, (unsigned)r148, (r151 ? "true" : "false"), (long long)r132); r192 = (u64)r161 + (u64)r1; r249 = r103; r251 = r249 + r250 * 1; r164 = r251; r165 = *(float *)r164; r252 = r105; r254 = r252 + r253 * 1; r166 = r254; r167 = *(double *)r166; r169 = r165; r258 = r109; r260 = r258 + r259 * 1; r170 = r260; r171 = *(u32 *)r170; r173 = r171; r175 = r171; r177 = r171; r185 = __umulhi(r177, 991146300u); r186 = r177 - r185; r187 = r186 >> 1; r188 = r187 + r185; r189 = r188 >> 4; r190 = r189 * 26u; r191 = r177 - r190; r178 = r191; r179 = r178 + 65u; r181 = r165; r182 = r181 > 0x0p+00f;
+	r327 = r329; r370 = (i64)r327;
+	printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r370, (double)r372, (double)r374, (double)r376, (unsigned)r378, (unsigned)r380, (unsigned)r382, (unsigned)r386, (r389 ? "true" : "false"), (long long)r370); r332 = (u32)r329 + (u32)r484; r466 = r342; r467 = r466 + r235 * 1; r401 = r467; r402 = *(float *)r401; r468 = r344; r469 = r468 + r238 * 1; r403 = r469; r404 = *(double *)r403; r406 = r402; r470 = r348; r471 = r470 + r241 * 1; r407 = r471; r408 = *(u32 *)r407; r410 = r408; r412 = r408; r414 = r408; r422 = __umulhi(r414, 991146300u); r423 = r414 - r422; r424 = r423 >> 1; r425 = r424 + r422; r426 = r425 >> 4; r427 = r426 * 26u; r428 = r414 - r427; r415 = r428; r416 = r415 + 65u; r418 = r402; r419 = r418 > 0x0p+00f;
 #line 26 "print.go"
-	r163 = r192;
-	printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r163, (double)r165, (double)r167, (double)r169, (unsigned)r171, (unsigned)r173, (unsigned)r175, (unsigned)r179, (r182 ? "true" : "false"), (long long)r163); r223 = (u64)r192 + (u64)r1;
+	r330 = r332; r400 = (i64)r330;
+	printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r400, (double)r402, (double)r404, (double)r406, (unsigned)r408, (unsigned)r410, (unsigned)r412, (unsigned)r416, (r419 ? "true" : "false"), (long long)r400); r335 = (u32)r332 + (u32)r486;
 #line 26 "print.go"
-	r194 = r223;
-	r273 = r103; r275 = r273 + r274 * 1; r195 = r275; r196 = *(float *)r195; r276 = r105; r278 = r276 + r277 * 1; r197 = r278; r198 = *(double *)r197; r200 = r196; r282 = r109; r284 = r282 + r283 * 1; r201 = r284; r202 = *(u32 *)r201; r204 = r202; r206 = r202; r208 = r202; r216 = __umulhi(r208, 991146300u); r217 = r208 - r216; r218 = r217 >> 1; r219 = r218 + r216; r220 = r219 >> 4; r221 = r220 * 26u; r222 = r208 - r221; r209 = r222; r210 = r209 + 65u; r212 = r196; r213 = r212 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r194, (double)r196, (double)r198, (double)r200, (unsigned)r202, (unsigned)r204, (unsigned)r206, (unsigned)r210, (r213 ? "true" : "false"), (long long)r194); r2 = (u64)r2 + (u64)r224; r311 = r311 + r319 * 1; r313 = r313 + r323 * 1; r315 = r315 + r319 * 1; goto b10;
-b22: // preheader
+	r333 = r335;
+	r472 = r342; r473 = r472 + r244 * 1; r431 = r473; r432 = *(float *)r431; r474 = r344; r475 = r474 + r247 * 1; r433 = r475; r434 = *(double *)r433; r436 = r432; r476 = r348; r477 = r476 + r250 * 1; r437 = r477; r438 = *(u32 *)r437; r440 = r438; r442 = r438; r444 = r438; r452 = __umulhi(r444, 991146300u); r453 = r444 - r452; r454 = r453 >> 1; r455 = r454 + r452; r456 = r455 >> 4; r457 = r456 * 26u; r458 = r444 - r457; r445 = r458; r446 = r445 + 65u; r448 = r432; r449 = r448 > 0x0p+00f; r430 = (i64)r333; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r430, (double)r432, (double)r434, (double)r436, (unsigned)r438, (unsigned)r440, (unsigned)r442, (unsigned)r446, (r449 ? "true" : "false"), (long long)r430); r321 = (u32)r321 + (u32)r488; r266 = r266 + r274 * 1; r268 = r268 + r278 * 1; r270 = r270 + r274 * 1; goto b12;
+b24: // index bounds exit
+#line 27 "print.go"
+	r2 = (i64)r321;
 #line 26 "print.go"
-	r297 = r2; r298 = r7 + r297 * 4; r299 = r224; r300 = r11 + r297 * 8; r301 = r229; r302 = r17 + r297 * 4;
-b23: // head
+	r252 = r2; r253 = r7 + r252 * 4; r254 = r224; r255 = r11 + r252 * 8; r256 = r229; r257 = r17 + r252 * 4;
+b26: // head
 #line 26 "print.go"
-	r4 = r2 < r3; if (!r4) goto b27; r5 = r2;
-	r6 = r298; r9 = *(float *)r6; r10 = r300; r13 = *(double *)r10; r15 = r9; r16 = r302; r19 = *(u32 *)r16; r21 = r19; r23 = r19; r25 = r19; r33 = __umulhi(r25, 991146300u); r34 = r25 - r33; r35 = r34 >> 1; r36 = r35 + r33; r37 = r36 >> 4; r38 = r37 * 26u; r39 = r25 - r38; r26 = r39; r27 = r26 + 65u; r29 = r9; r30 = r29 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r5, (double)r9, (double)r13, (double)r15, (unsigned)r19, (unsigned)r21, (unsigned)r23, (unsigned)r27, (r30 ? "true" : "false"), (long long)r5);
+	r4 = r2 < r3; if (!r4) goto b30; r5 = r2;
+	r6 = r253; r9 = *(float *)r6; r10 = r255; r13 = *(double *)r10; r15 = r9; r16 = r257; r19 = *(u32 *)r16; r21 = r19; r23 = r19; r25 = r19; r33 = __umulhi(r25, 991146300u); r34 = r25 - r33; r35 = r34 >> 1; r36 = r35 + r33; r37 = r36 >> 4; r38 = r37 * 26u; r39 = r25 - r38; r26 = r39; r27 = r26 + 65u; r29 = r9; r30 = r29 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r5, (double)r9, (double)r13, (double)r15, (unsigned)r19, (unsigned)r21, (unsigned)r23, (unsigned)r27, (r30 ? "true" : "false"), (long long)r5);
 #line 26 "print.go"
-	r2 = (u64)r2 + (u64)r1; r298 = r298 + r299 * 1; r300 = r300 + r301 * 1; r302 = r302 + r299 * 1; goto b23;
-b27: // exit
+	r2 = (u64)r2 + (u64)r1; r253 = r253 + r254 * 1; r255 = r255 + r256 * 1; r257 = r257 + r254 * 1; goto b26;
+b30: // exit
 #line 26 "print.go"
 	return;
-b28: // preheader
+b31: // index bounds exit
 #line 26 "print.go"
-	r303 = r2; r304 = r7 + r303 * 4; r305 = (u64)r1 * 4ull; r306 = r11 + r303 * 8; r307 = (u64)r1 * 8ull; r308 = r17 + r303 * 4;
-b29: // head (checked)
+	r2 = (i64)r321; goto b30;
+b32: // preheader
 #line 26 "print.go"
-	r40 = r2 < r3; if (!r40) goto b27; r41 = r2;
-	if ((u64)r41 >= (u64)r8) { qd_site = 0; qd_x = r41; qd_y = r8; goto qd_fault; } r42 = r304; r43 = *(float *)r42; if ((u64)r41 >= (u64)r12) { qd_site = 1; qd_x = r41; qd_y = r12; goto qd_fault; } r44 = r306; r45 = *(double *)r44; r47 = r43; if ((u64)r41 >= (u64)r18) { qd_site = 3; qd_x = r41; qd_y = r18; goto qd_fault; } r48 = r308; r49 = *(u32 *)r48; r51 = r49; r53 = r49; r55 = r49; r63 = __umulhi(r55, 991146300u); r64 = r55 - r63; r65 = r64 >> 1; r66 = r65 + r63; r67 = r66 >> 4; r68 = r67 * 26u; r69 = r55 - r68; r56 = r69; r57 = r56 + 65u; r59 = r43; r60 = r59 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r41, (double)r43, (double)r45, (double)r47, (unsigned)r49, (unsigned)r51, (unsigned)r53, (unsigned)r57, (r60 ? "true" : "false"), (long long)r41);
+	r258 = r2; r259 = r7 + r258 * 4; r260 = (u64)r1 * 4ull; r261 = r11 + r258 * 8; r262 = (u64)r1 * 8ull; r263 = r17 + r258 * 4;
+b33: // head (checked)
 #line 26 "print.go"
-	r2 = (u64)r2 + (u64)r1; r304 = r304 + r305 * 1; r306 = r306 + r307 * 1; r308 = r308 + r305 * 1; goto b29;
+	r40 = r2 < r3; if (!r40) goto b30; r41 = r2;
+	if ((u64)r41 >= (u64)r8) { qd_site = 0; qd_x = r41; qd_y = r8; goto qd_fault; } r42 = r259; r43 = *(float *)r42; if ((u64)r41 >= (u64)r12) { qd_site = 1; qd_x = r41; qd_y = r12; goto qd_fault; } r44 = r261; r45 = *(double *)r44; r47 = r43; if ((u64)r41 >= (u64)r18) { qd_site = 3; qd_x = r41; qd_y = r18; goto qd_fault; } r48 = r263; r49 = *(u32 *)r48; r51 = r49; r53 = r49; r55 = r49; r63 = __umulhi(r55, 991146300u); r64 = r55 - r63; r65 = r64 >> 1; r66 = r65 + r63; r67 = r66 >> 4; r68 = r67 * 26u; r69 = r55 - r68; r56 = r69; r57 = r56 + 65u; r59 = r43; r60 = r59 > 0x0p+00f; printf("%lld: %8.3f %e %-10.2E|%05x %X %o %c %s %lld str   2.2%%\n", (long long)r41, (double)r43, (double)r45, (double)r47, (unsigned)r49, (unsigned)r51, (unsigned)r53, (unsigned)r57, (r60 ? "true" : "false"), (long long)r41);
+#line 26 "print.go"
+	r2 = (u64)r2 + (u64)r1; r259 = r259 + r260 * 1; r261 = r261 + r262 * 1; r263 = r263 + r260 * 1; goto b33;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -214,21 +259,34 @@ qd_fault: {
 extern "C" __global__ void Println_0(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r4 = 0, r12 = 0, r14 = 0, r15 = 0, r21 = 0, r23 = 0, r27 = 0, r30 = 0;
 	bool r36 = 0, r38 = 0, r40 = 0, r45 = 0, r51 = 0, r53 = 0, r54 = 0, r60 = 0;
-	bool r62 = 0, r64 = 0, r70 = 0, r72 = 0, r74 = 0, r80 = 0, r82 = 0, r115 = 0;
-	i32 r113 = 0;
+	bool r62 = 0, r64 = 0, r70 = 0, r72 = 0, r74 = 0, r80 = 0, r82 = 0, r106 = 0;
+	bool r109 = 0, r110 = 0, r113 = 0, r115 = 0, r116 = 0, r118 = 0, r120 = 0, r121 = 0;
+	bool r122 = 0, r124 = 0, r126 = 0, r128 = 0, r130 = 0, r132 = 0, r134 = 0, r136 = 0;
+	bool r138 = 0, r140 = 0, r142 = 0, r144 = 0, r145 = 0, r146 = 0, r147 = 0, r148 = 0;
+	bool r164 = 0, r166 = 0, r174 = 0, r176 = 0, r182 = 0, r184 = 0, r191 = 0, r193 = 0;
+	bool r200 = 0, r202 = 0;
+	i32 r104 = 0, r149 = 0, r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0, r157 = 0;
+	i32 r158 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0, r210 = 0, r213 = 0;
+	i32 r214 = 0, r215 = 0, r216 = 0, r217 = 0, r218 = 0, r219 = 0, r220 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r9 = 0, r11 = 0;
 	i64 r13 = 0, r16 = 0, r18 = 0, r20 = 0, r22 = 0, r25 = 0, r37 = 0, r44 = 0;
 	i64 r46 = 0, r48 = 0, r50 = 0, r52 = 0, r55 = 0, r57 = 0, r59 = 0, r61 = 0;
 	i64 r63 = 0, r65 = 0, r67 = 0, r69 = 0, r71 = 0, r73 = 0, r75 = 0, r77 = 0;
-	i64 r79 = 0, r81 = 0, r83 = 0, r84 = 0, r86 = 0, r89 = 0, r92 = 0, r95 = 0;
-	i64 r98 = 0, r101 = 0, r103 = 0, r105 = 0, r106 = 0, r108 = 0, r109 = 0, r110 = 0;
-	i64 r112 = 0, r114 = 0, r116 = 0;
+	i64 r79 = 0, r81 = 0, r83 = 0, r84 = 0, r86 = 0, r89 = 0, r92 = 0, r94 = 0;
+	i64 r96 = 0, r97 = 0, r99 = 0, r100 = 0, r101 = 0, r103 = 0, r105 = 0, r107 = 0;
+	i64 r108 = 0, r111 = 0, r112 = 0, r114 = 0, r117 = 0, r119 = 0, r123 = 0, r125 = 0;
+	i64 r127 = 0, r129 = 0, r131 = 0, r133 = 0, r135 = 0, r137 = 0, r139 = 0, r141 = 0;
+	i64 r143 = 0, r168 = 0, r169 = 0, r171 = 0, r173 = 0, r175 = 0, r177 = 0, r179 = 0;
+	i64 r181 = 0, r183 = 0, r185 = 0, r186 = 0, r188 = 0, r190 = 0, r192 = 0, r194 = 0;
+	i64 r195 = 0, r197 = 0, r199 = 0, r201 = 0, r203 = 0;
+	u32 r150 = 0, r151 = 0, r211 = 0, r212 = 0;
 	u64 r24 = 0, r26 = 0, r28 = 0, r29 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0;
-	u64 r35 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
+	u64 r35 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0, r165 = 0, r167 = 0;
 	char *r6 = 0, *r7 = 0, *r10 = 0, *r17 = 0, *r19 = 0, *r47 = 0, *r49 = 0, *r56 = 0;
 	char *r58 = 0, *r66 = 0, *r68 = 0, *r76 = 0, *r78 = 0, *r85 = 0, *r87 = 0, *r88 = 0;
-	char *r90 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0, *r97 = 0, *r99 = 0, *r100 = 0;
-	char *r102 = 0, *r104 = 0, *r107 = 0, *r111 = 0;
+	char *r90 = 0, *r91 = 0, *r93 = 0, *r95 = 0, *r98 = 0, *r102 = 0, *r170 = 0, *r172 = 0;
+	char *r178 = 0, *r180 = 0, *r187 = 0, *r189 = 0, *r196 = 0, *r198 = 0, *r204 = 0, *r205 = 0;
+	char *r206 = 0, *r207 = 0, *r208 = 0, *r209 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 35 "print.go"
@@ -236,46 +294,51 @@ extern "C" __global__ void Println_0(char *p0, i64 p1, i64 p2, char *p3) {
 	r8 = p1; r24 = (u64)r8; r25 = r2; r26 = (u64)r25; r27 = r26 < r24;
 #line 35 "print.go"
 	r3 = p2; r28 = (u64)r3; r31 = r28 - 1ull; r32 = (u64)r2; r33 = r31 - r32; r34 = r24 - 1ull; r35 = r34 - r26; r36 = r33 <= r35;
-	r7 = p0; if (!r27) goto b24; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b24; if (!r36) goto b24; r37 = (u64)r1 * 3ull; r41 = r28; r43 = (u64)r37; r86 = (u64)r1 * 8ull; r92 = (u64)r1 * 16ull; r98 = (u64)r1 * 24ull; r109 = r2;
+	r7 = p0; if (!r27) goto b28; r29 = r28 + 4611686018427387904ull; r30 = r29 <= 9223372036854775808ull; if (!r30) goto b28; if (!r36) goto b28; r86 = (u64)r1 * 8ull; r89 = (u64)r1 * 16ull; r92 = (u64)r1 * 24ull; r100 = r2;
 #line 35 "print.go"
-	r110 = r109; r111 = r7 + r110 * 8; r84 = (u64)r1 * 4ull; r113 = (i32)r84; r114 = (i64)r113; r115 = r114 == r84; r116 = (u64)r114 * 8ull; if (!r115) goto b24;
-b6: // grid unrolled guard
+	r101 = r100; r102 = r7 + r101 * 8; r84 = (u64)r1 * 4ull; r104 = (i32)r84; r105 = (i64)r104; r106 = r105 == r84; r107 = (u64)r105 * 8ull; if (!r106) goto b28; r108 = p2; r109 = r108 >= (-2147483648ll); r110 = r108 <= 2147483647ll; r111 = (i64)((u64)gridDim.x * blockDim.x); r114 = (u64)r108 - 1ull; r115 = r114 >= (-2147483648ll); r141 = (u64)r111 * 4ull; r142 = r141 <= 2147483647ll; r143 = (u64)r114 + (u64)r141; r144 = r143 <= 2147483647ll; r145 = r109 & r110; r146 = r145 & r115; r147 = r146 & r142; r148 = r147 & r144; r149 = (i32)r2; if (!r148) goto b28; r210 = (i32)r3; r41 = r28; r211 = (u32)r41; r37 = (u64)r1 * 3ull; r43 = (u64)r37; r212 = (u32)r43; r214 = (i32)r1; r216 = r214; r218 = r214; r220 = r104;
+b8: // grid unrolled guard (int32)
 #line 35 "print.go"
-	r38 = r2 < r3; if (!r38) goto b23; r42 = (u64)r2; r39 = r41 - r42; r40 = r39 > r43; if (!r40) goto b18; r44 = r2;
-	r47 = r111; r48 = *(i64 *)r47; r50 = r48; r51 = r50 < 0ll;
+	r164 = r149 < r210; if (!r164) goto b27; r151 = (u32)r149; r150 = r211 - r151; r166 = r150 > r212; if (!r166) goto b20; r152 = r149;
+	r170 = r102; r171 = *(i64 *)r170; r173 = r171; r174 = r173 < 0ll;
 #line 35 "print.go"
-	r46 = r44;
-	printf("a %lld %lld %s 1.5\n", (long long)r46, (long long)r48, (r51 ? "true" : "false")); r63 = (u64)r44 + (u64)r1; r85 = r47; r87 = r85 + r86 * 1; r56 = r87; r57 = *(i64 *)r56; r59 = r57; r60 = r59 < 0ll;
+	r153 = r152; r169 = (i64)r153;
+	printf("a %lld %lld %s 1.5\n", (long long)r169, (long long)r171, (r174 ? "true" : "false")); r157 = (u32)r152 + (u32)r214; r204 = r170; r205 = r204 + r86 * 1; r178 = r205; r179 = *(i64 *)r178; r181 = r179; r182 = r181 < 0ll;
 #line 35 "print.go"
-	r55 = r63;
-	printf("a %lld %lld %s 1.5\n", (long long)r55, (long long)r57, (r60 ? "true" : "false")); r73 = (u64)r63 + (u64)r1; r91 = r47; r93 = r91 + r92 * 1; r66 = r93; r67 = *(i64 *)r66; r69 = r67; r70 = r69 < 0ll;
+	r155 = r157; r177 = (i64)r155;
+	printf("a %lld %lld %s 1.5\n", (long long)r177, (long long)r179, (r182 ? "true" : "false")); r160 = (u32)r157 + (u32)r216; r206 = r170; r207 = r206 + r89 * 1; r187 = r207; r188 = *(i64 *)r187; r190 = r188; r191 = r190 < 0ll;
 #line 35 "print.go"
-	r65 = r73;
-	printf("a %lld %lld %s 1.5\n", (long long)r65, (long long)r67, (r70 ? "true" : "false")); r83 = (u64)r73 + (u64)r1;
+	r158 = r160; r186 = (i64)r158;
+	printf("a %lld %lld %s 1.5\n", (long long)r186, (long long)r188, (r191 ? "true" : "false")); r163 = (u32)r160 + (u32)r218;
 #line 35 "print.go"
-	r75 = r83;
-	r97 = r47; r99 = r97 + r98 * 1; r76 = r99; r77 = *(i64 *)r76; r79 = r77; r80 = r79 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r75, (long long)r77, (r80 ? "true" : "false")); r2 = (u64)r2 + (u64)r84; r111 = r111 + r116 * 1; goto b6;
-b18: // preheader
+	r161 = r163;
+	r208 = r170; r209 = r208 + r92 * 1; r196 = r209; r197 = *(i64 *)r196; r199 = r197; r200 = r199 < 0ll; r195 = (i64)r161; printf("a %lld %lld %s 1.5\n", (long long)r195, (long long)r197, (r200 ? "true" : "false")); r149 = (u32)r149 + (u32)r220; r102 = r102 + r107 * 1; goto b8;
+b20: // index bounds exit
+#line 36 "print.go"
+	r2 = (i64)r149;
 #line 35 "print.go"
-	r103 = r2; r104 = r7 + r103 * 8; r105 = r86;
-b19: // head
+	r94 = r2; r95 = r7 + r94 * 8; r96 = r86;
+b22: // head
 #line 35 "print.go"
-	r4 = r2 < r3; if (!r4) goto b23; r5 = r2;
-	r6 = r104; r9 = *(i64 *)r6; r11 = r9; r12 = r11 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r5, (long long)r9, (r12 ? "true" : "false"));
+	r4 = r2 < r3; if (!r4) goto b26; r5 = r2;
+	r6 = r95; r9 = *(i64 *)r6; r11 = r9; r12 = r11 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r5, (long long)r9, (r12 ? "true" : "false"));
 #line 35 "print.go"
-	r2 = (u64)r2 + (u64)r1; r104 = r104 + r105 * 1; goto b19;
-b23: // exit
+	r2 = (u64)r2 + (u64)r1; r95 = r95 + r96 * 1; goto b22;
+b26: // exit
 #line 35 "print.go"
 	return;
-b24: // preheader
+b27: // index bounds exit
 #line 35 "print.go"
-	r106 = r2; r107 = r7 + r106 * 8; r108 = (u64)r1 * 8ull;
-b25: // head (checked)
+	r2 = (i64)r149; goto b26;
+b28: // preheader
 #line 35 "print.go"
-	r15 = r2 < r3; if (!r15) goto b23; r16 = r2;
-	if ((u64)r16 >= (u64)r8) { qd_site = 0; qd_x = r16; qd_y = r8; goto qd_fault; } r17 = r107; r18 = *(i64 *)r17; r20 = r18; r21 = r20 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r16, (long long)r18, (r21 ? "true" : "false"));
+	r97 = r2; r98 = r7 + r97 * 8; r99 = (u64)r1 * 8ull;
+b29: // head (checked)
 #line 35 "print.go"
-	r2 = (u64)r2 + (u64)r1; r107 = r107 + r108 * 1; goto b25;
+	r15 = r2 < r3; if (!r15) goto b26; r16 = r2;
+	if ((u64)r16 >= (u64)r8) { qd_site = 0; qd_x = r16; qd_y = r8; goto qd_fault; } r17 = r98; r18 = *(i64 *)r17; r20 = r18; r21 = r20 < 0ll; printf("a %lld %lld %s 1.5\n", (long long)r16, (long long)r18, (r21 ? "true" : "false"));
+#line 35 "print.go"
+	r2 = (u64)r2 + (u64)r1; r98 = r98 + r99 * 1; goto b29;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

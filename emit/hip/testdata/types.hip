@@ -101,7 +101,8 @@ b18: // exit
 extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	bool r7 = 0, r10 = 0, r57 = 0, r60 = 0, r86 = 0, r90 = 0, r96 = 0, r101 = 0;
 	bool r105 = 0, r108 = 0, r110 = 0, r116 = 0, r119 = 0, r142 = 0, r145 = 0, r169 = 0;
-	bool r172 = 0, r196 = 0, r199 = 0, r261 = 0;
+	bool r172 = 0, r196 = 0, r199 = 0, r261 = 0, r264 = 0, r266 = 0, r271 = 0, r293 = 0;
+	bool r316 = 0, r339 = 0;
 	i32 r259 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r18 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r47 = 0, r56 = 0, r58 = 0;
@@ -113,9 +114,13 @@ extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	i64 r189 = 0, r194 = 0, r195 = 0, r197 = 0, r198 = 0, r202 = 0, r203 = 0, r204 = 0;
 	i64 r205 = 0, r216 = 0, r221 = 0, r222 = 0, r230 = 0, r233 = 0, r236 = 0, r239 = 0;
 	i64 r242 = 0, r245 = 0, r247 = 0, r249 = 0, r251 = 0, r253 = 0, r255 = 0, r257 = 0;
-	i64 r260 = 0, r262 = 0;
+	i64 r260 = 0, r262 = 0, r263 = 0, r268 = 0, r269 = 0, r270 = 0, r274 = 0, r275 = 0;
+	i64 r286 = 0, r291 = 0, r292 = 0, r296 = 0, r297 = 0, r308 = 0, r313 = 0, r314 = 0;
+	i64 r315 = 0, r319 = 0, r320 = 0, r331 = 0, r336 = 0, r337 = 0, r338 = 0, r342 = 0;
+	i64 r343 = 0, r354 = 0, r359 = 0;
 	u64 r82 = 0, r85 = 0, r87 = 0, r88 = 0, r89 = 0, r91 = 0, r92 = 0, r93 = 0;
 	u64 r94 = 0, r95 = 0, r100 = 0, r104 = 0, r109 = 0, r111 = 0, r112 = 0, r113 = 0;
+	u64 r265 = 0, r267 = 0;
 	float r19 = 0, r26 = 0, r27 = 0, r30 = 0, r32 = 0, r35 = 0, r36 = 0, r38 = 0;
 	float r40 = 0, r41 = 0, r42 = 0, r45 = 0, r46 = 0, r49 = 0, r50 = 0, r52 = 0;
 	float r53 = 0, r54 = 0, r55 = 0, r62 = 0, r68 = 0, r69 = 0, r70 = 0, r71 = 0;
@@ -125,7 +130,13 @@ extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	float r157 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0, r164 = 0, r165 = 0, r174 = 0;
 	float r180 = 0, r181 = 0, r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0;
 	float r188 = 0, r191 = 0, r192 = 0, r201 = 0, r207 = 0, r208 = 0, r209 = 0, r210 = 0;
-	float r211 = 0, r212 = 0, r213 = 0, r214 = 0, r215 = 0, r218 = 0, r219 = 0;
+	float r211 = 0, r212 = 0, r213 = 0, r214 = 0, r215 = 0, r218 = 0, r219 = 0, r273 = 0;
+	float r277 = 0, r278 = 0, r279 = 0, r280 = 0, r281 = 0, r282 = 0, r283 = 0, r284 = 0;
+	float r285 = 0, r288 = 0, r289 = 0, r295 = 0, r299 = 0, r300 = 0, r301 = 0, r302 = 0;
+	float r303 = 0, r304 = 0, r305 = 0, r306 = 0, r307 = 0, r310 = 0, r311 = 0, r318 = 0;
+	float r322 = 0, r323 = 0, r324 = 0, r325 = 0, r326 = 0, r327 = 0, r328 = 0, r329 = 0;
+	float r330 = 0, r333 = 0, r334 = 0, r341 = 0, r345 = 0, r346 = 0, r347 = 0, r348 = 0;
+	float r349 = 0, r350 = 0, r351 = 0, r352 = 0, r353 = 0, r356 = 0, r357 = 0;
 	double r43 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r13 = 0, *r14 = 0, *r15 = 0, *r16 = 0, *r17 = 0;
 	char *r20 = 0, *r25 = 0, *r28 = 0, *r29 = 0, *r31 = 0, *r33 = 0, *r34 = 0, *r37 = 0;
@@ -135,6 +146,10 @@ extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	char *r223 = 0, *r224 = 0, *r225 = 0, *r226 = 0, *r227 = 0, *r228 = 0, *r229 = 0, *r231 = 0;
 	char *r232 = 0, *r234 = 0, *r235 = 0, *r237 = 0, *r238 = 0, *r240 = 0, *r241 = 0, *r243 = 0;
 	char *r244 = 0, *r246 = 0, *r248 = 0, *r250 = 0, *r252 = 0, *r254 = 0, *r256 = 0, *r258 = 0;
+	char *r272 = 0, *r276 = 0, *r287 = 0, *r290 = 0, *r294 = 0, *r298 = 0, *r309 = 0, *r312 = 0;
+	char *r317 = 0, *r321 = 0, *r332 = 0, *r335 = 0, *r340 = 0, *r344 = 0, *r355 = 0, *r358 = 0;
+	char *r360 = 0, *r361 = 0, *r362 = 0, *r363 = 0, *r364 = 0, *r365 = 0, *r366 = 0, *r367 = 0;
+	char *r368 = 0, *r369 = 0, *r370 = 0, *r371 = 0, *r372 = 0, *r373 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 36 "types.go"
@@ -155,31 +170,31 @@ extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 #line 35 "types.go"
 	r242 = (u64)r1 * 12ull; r204 = r98;
 	r245 = r242; r255 = r2; r256 = r17 + r255 * 4; r258 = r4 + r255 * 4; r259 = (i32)r222; r260 = (i64)r259; r261 = r260 == r222; r262 = (u64)r260 * 4ull; if (!r261) goto b28;
-b8: // grid unrolled guard
+b8: // grid unrolled guard (int32)
 #line 36 "types.go"
-	r107 = (u64)r2 + 1ull; r108 = r107 < r3; if (!r108) goto b27; r112 = (u64)r107; r109 = r111 - r112; r110 = r109 > r113; if (!r110) goto b21; r114 = r2;
+	r263 = (u64)r2 + 1ull; r264 = r263 < r3; if (!r264) goto b27; r267 = (u64)r263; r265 = r111 - r267; r266 = r265 > r113; if (!r266) goto b21; r268 = r2;
 #line 35 "types.go"
-	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r227 = r256; r120 = r227 + 4ll; r121 = *(float *)r120; r54 = r121;
+	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r360 = r256; r272 = r360 + 4ll; r273 = *(float *)r272; r54 = r273;
 #line 34 "types.go"
-	r117 = r114; r118 = (u64)r117 + 1ull;
-	r122 = (u64)r118 + 1ull; r125 = r122 < r124 ? r122 : r124; r126 = r17 + r125 * 4; r127 = *(float *)r126; r55 = r127; r128 = r54; r52 = r128; r129 = r55; r53 = r129;
-	r130 = r52; r131 = r130 * 0x1.8p-02f; r132 = r53; r133 = r132 * 0x1.8p-02f; r134 = r131 + r133; r135 = r134 * 0x1p+01f; r136 = r118 & 3ll; r137 = r34 + r136 * 4; r138 = *(float *)r137; r139 = r135 + r138; r228 = r258; r140 = r228 + 4ll; *(float *)r140 = r139; r167 = (u64)r114 + (u64)r1;
+	r269 = r268; r270 = (u64)r269 + 1ull;
+	r274 = (u64)r270 + 1ull; r275 = r274 < r124 ? r274 : r124; r276 = r17 + r275 * 4; r277 = *(float *)r276; r55 = r277; r278 = r54; r52 = r278; r279 = r55; r53 = r279;
+	r280 = r52; r281 = r280 * 0x1.8p-02f; r282 = r53; r283 = r282 * 0x1.8p-02f; r284 = r281 + r283; r285 = r284 * 0x1p+01f; r286 = r270 & 3ll; r287 = r34 + r286 * 4; r288 = *(float *)r287; r289 = r285 + r288; r361 = r258; r290 = r361 + 4ll; *(float *)r290 = r289; r313 = (u64)r268 + (u64)r1;
 #line 35 "types.go"
-	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r229 = r227; r231 = r229 + r230 * 1; r146 = r231 + 4ll; r147 = *(float *)r146; r54 = r147;
+	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r362 = r360; r363 = r362 + r230 * 1; r294 = r363 + 4ll; r295 = *(float *)r294; r54 = r295;
 #line 34 "types.go"
-	r143 = r167; r144 = (u64)r143 + 1ull;
-	r148 = (u64)r144 + 1ull; r151 = r148 < r150 ? r148 : r150; r152 = r17 + r151 * 4; r153 = *(float *)r152; r55 = r153; r154 = r54; r52 = r154; r155 = r55; r53 = r155;
-	r156 = r52; r157 = r156 * 0x1.8p-02f; r158 = r53; r159 = r158 * 0x1.8p-02f; r160 = r157 + r159; r161 = r160 * 0x1p+01f; r162 = r144 & 3ll; r163 = r34 + r162 * 4; r164 = *(float *)r163; r165 = r161 + r164; r232 = r228; r234 = r232 + r233 * 1; r166 = r234 + 4ll; *(float *)r166 = r165; r194 = (u64)r167 + (u64)r1;
+	r291 = r313; r292 = (u64)r291 + 1ull;
+	r296 = (u64)r292 + 1ull; r297 = r296 < r150 ? r296 : r150; r298 = r17 + r297 * 4; r299 = *(float *)r298; r55 = r299; r300 = r54; r52 = r300; r301 = r55; r53 = r301;
+	r302 = r52; r303 = r302 * 0x1.8p-02f; r304 = r53; r305 = r304 * 0x1.8p-02f; r306 = r303 + r305; r307 = r306 * 0x1p+01f; r308 = r292 & 3ll; r309 = r34 + r308 * 4; r310 = *(float *)r309; r311 = r307 + r310; r364 = r361; r365 = r364 + r233 * 1; r312 = r365 + 4ll; *(float *)r312 = r311; r336 = (u64)r313 + (u64)r1;
 #line 35 "types.go"
-	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r235 = r227; r237 = r235 + r236 * 1; r173 = r237 + 4ll; r174 = *(float *)r173; r54 = r174;
+	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r366 = r360; r367 = r366 + r236 * 1; r317 = r367 + 4ll; r318 = *(float *)r317; r54 = r318;
 #line 34 "types.go"
-	r170 = r194; r171 = (u64)r170 + 1ull;
-	r175 = (u64)r171 + 1ull; r178 = r175 < r177 ? r175 : r177; r179 = r17 + r178 * 4; r180 = *(float *)r179; r55 = r180; r181 = r54; r52 = r181; r182 = r55; r53 = r182;
-	r183 = r52; r184 = r183 * 0x1.8p-02f; r185 = r53; r186 = r185 * 0x1.8p-02f; r187 = r184 + r186; r188 = r187 * 0x1p+01f; r189 = r171 & 3ll; r190 = r34 + r189 * 4; r191 = *(float *)r190; r192 = r188 + r191; r238 = r228; r240 = r238 + r239 * 1; r193 = r240 + 4ll; *(float *)r193 = r192; r221 = (u64)r194 + (u64)r1;
+	r314 = r336; r315 = (u64)r314 + 1ull;
+	r319 = (u64)r315 + 1ull; r320 = r319 < r177 ? r319 : r177; r321 = r17 + r320 * 4; r322 = *(float *)r321; r55 = r322; r323 = r54; r52 = r323; r324 = r55; r53 = r324;
+	r325 = r52; r326 = r325 * 0x1.8p-02f; r327 = r53; r328 = r327 * 0x1.8p-02f; r329 = r326 + r328; r330 = r329 * 0x1p+01f; r331 = r315 & 3ll; r332 = r34 + r331 * 4; r333 = *(float *)r332; r334 = r330 + r333; r368 = r361; r369 = r368 + r239 * 1; r335 = r369 + 4ll; *(float *)r335 = r334; r359 = (u64)r336 + (u64)r1;
 #line 34 "types.go"
-	r197 = r221; r198 = (u64)r197 + 1ull;
-	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r241 = r227; r243 = r241 + r242 * 1; r200 = r243 + 4ll; r201 = *(float *)r200; r54 = r201; r202 = (u64)r198 + 1ull; r205 = r202 < r204 ? r202 : r204; r206 = r17 + r205 * 4; r207 = *(float *)r206; r55 = r207; r208 = r54; r52 = r208; r209 = r55; r53 = r209;
-	r210 = r52; r211 = r210 * 0x1.8p-02f; r212 = r53; r213 = r212 * 0x1.8p-02f; r214 = r211 + r213; r215 = r214 * 0x1p+01f; r216 = r198 & 3ll; r217 = r34 + r216 * 4; r218 = *(float *)r217; r219 = r215 + r218; r244 = r228; r246 = r244 + r245 * 1; r220 = r246 + 4ll; *(float *)r220 = r219; r2 = (u64)r2 + (u64)r222; r256 = r256 + r262 * 1; r258 = r258 + r262 * 1; goto b8;
+	r337 = r359; r338 = (u64)r337 + 1ull;
+	r52 = 0x0p+00f; r53 = 0x0p+00f; r54 = 0x0p+00f; r55 = 0x0p+00f; r370 = r360; r371 = r370 + r242 * 1; r340 = r371 + 4ll; r341 = *(float *)r340; r54 = r341; r342 = (u64)r338 + 1ull; r343 = r342 < r204 ? r342 : r204; r344 = r17 + r343 * 4; r345 = *(float *)r344; r55 = r345; r346 = r54; r52 = r346; r347 = r55; r53 = r347;
+	r348 = r52; r349 = r348 * 0x1.8p-02f; r350 = r53; r351 = r350 * 0x1.8p-02f; r352 = r349 + r351; r353 = r352 * 0x1p+01f; r354 = r338 & 3ll; r355 = r34 + r354 * 4; r356 = *(float *)r355; r357 = r353 + r356; r372 = r361; r373 = r372 + r245 * 1; r358 = r373 + 4ll; *(float *)r358 = r357; r2 = (u64)r2 + (u64)r222; r256 = r256 + r262 * 1; r258 = r258 + r262 * 1; goto b8;
 b21: // preheader
 #line 35 "types.go"
 	r23 = r98;
@@ -232,16 +247,22 @@ extern "C" __global__ void Divide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	bool r185 = 0, r187 = 0, r188 = 0, r190 = 0, r192 = 0, r193 = 0, r194 = 0, r196 = 0;
 	bool r199 = 0, r202 = 0, r205 = 0, r216 = 0, r218 = 0, r219 = 0, r221 = 0, r223 = 0;
 	bool r224 = 0, r225 = 0, r227 = 0, r230 = 0, r233 = 0, r236 = 0, r252 = 0, r256 = 0;
-	bool r262 = 0, r279 = 0;
-	i32 r277 = 0;
+	bool r262 = 0, r277 = 0, r280 = 0, r283 = 0, r300 = 0, r319 = 0, r320 = 0, r321 = 0;
+	bool r322 = 0, r323 = 0, r324 = 0, r325 = 0, r326 = 0, r327 = 0, r328 = 0, r333 = 0;
+	bool r335 = 0, r336 = 0, r338 = 0, r340 = 0, r341 = 0, r342 = 0, r344 = 0, r347 = 0;
+	bool r350 = 0, r353 = 0, r364 = 0, r366 = 0, r367 = 0, r369 = 0, r371 = 0, r372 = 0;
+	bool r373 = 0, r375 = 0, r378 = 0, r381 = 0, r384 = 0;
+	i32 r275 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r13 = 0, r78 = 0, r85 = 0, r111 = 0, r118 = 0, r131 = 0, r133 = 0, r134 = 0;
-	i64 r198 = 0, r204 = 0, r229 = 0, r235 = 0, r249 = 0, r250 = 0, r269 = 0, r271 = 0;
-	i64 r273 = 0, r275 = 0, r278 = 0, r280 = 0;
+	i64 r198 = 0, r204 = 0, r229 = 0, r235 = 0, r249 = 0, r250 = 0, r267 = 0, r269 = 0;
+	i64 r271 = 0, r273 = 0, r276 = 0, r278 = 0, r279 = 0, r281 = 0, r282 = 0, r346 = 0;
+	i64 r352 = 0, r377 = 0, r383 = 0;
 	u64 r248 = 0, r251 = 0, r253 = 0, r254 = 0, r255 = 0, r257 = 0, r258 = 0, r259 = 0;
 	u64 r260 = 0, r261 = 0;
 	float r14 = 0, r15 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0, r137 = 0, r138 = 0;
-	float r141 = 0, r142 = 0, r144 = 0, r145 = 0;
+	float r141 = 0, r142 = 0, r144 = 0, r145 = 0, r285 = 0, r286 = 0, r289 = 0, r290 = 0;
+	float r292 = 0, r293 = 0;
 	double r23 = 0, r24 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
 	double r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
 	double r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0, r47 = 0;
@@ -257,11 +278,20 @@ extern "C" __global__ void Divide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	double r195 = 0, r200 = 0, r201 = 0, r206 = 0, r207 = 0, r208 = 0, r209 = 0, r210 = 0;
 	double r211 = 0, r212 = 0, r213 = 0, r214 = 0, r215 = 0, r217 = 0, r220 = 0, r222 = 0;
 	double r226 = 0, r231 = 0, r232 = 0, r237 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0;
-	double r242 = 0, r243 = 0, r244 = 0, r245 = 0;
+	double r242 = 0, r243 = 0, r244 = 0, r245 = 0, r294 = 0, r295 = 0, r296 = 0, r297 = 0;
+	double r298 = 0, r299 = 0, r301 = 0, r302 = 0, r303 = 0, r304 = 0, r305 = 0, r306 = 0;
+	double r307 = 0, r308 = 0, r309 = 0, r310 = 0, r311 = 0, r312 = 0, r313 = 0, r314 = 0;
+	double r315 = 0, r316 = 0, r317 = 0, r318 = 0, r329 = 0, r330 = 0, r331 = 0, r332 = 0;
+	double r334 = 0, r337 = 0, r339 = 0, r343 = 0, r348 = 0, r349 = 0, r354 = 0, r355 = 0;
+	double r356 = 0, r357 = 0, r358 = 0, r359 = 0, r360 = 0, r361 = 0, r362 = 0, r363 = 0;
+	double r365 = 0, r368 = 0, r370 = 0, r374 = 0, r379 = 0, r380 = 0, r385 = 0, r386 = 0;
+	double r387 = 0, r388 = 0, r389 = 0, r390 = 0, r391 = 0, r392 = 0, r393 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r16 = 0, *r17 = 0, *r20 = 0, *r77 = 0, *r84 = 0;
 	char *r110 = 0, *r117 = 0, *r129 = 0, *r130 = 0, *r136 = 0, *r139 = 0, *r140 = 0, *r143 = 0;
 	char *r197 = 0, *r203 = 0, *r228 = 0, *r234 = 0, *r246 = 0, *r247 = 0, *r263 = 0, *r264 = 0;
-	char *r265 = 0, *r266 = 0, *r267 = 0, *r268 = 0, *r270 = 0, *r272 = 0, *r274 = 0, *r276 = 0;
+	char *r265 = 0, *r266 = 0, *r268 = 0, *r270 = 0, *r272 = 0, *r274 = 0, *r284 = 0, *r287 = 0;
+	char *r288 = 0, *r291 = 0, *r345 = 0, *r351 = 0, *r376 = 0, *r382 = 0, *r394 = 0, *r395 = 0;
+	char *r396 = 0, *r397 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 44 "types.go"
@@ -271,62 +301,62 @@ extern "C" __global__ void Divide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r5 = p1; r3 = r5; r253 = (u64)r3; r254 = r253 + 18446744073709551615ull; r257 = r254 - 1ull; r258 = (u64)r2; r259 = r257 - r258; r260 = r248 - 1ull; r261 = r260 - r251; r262 = r259 <= r261;
 	r12 = p2;
 #line 44 "types.go"
-	r4 = p0; if (!r252) goto b36; r255 = r254 + 4611686018427387904ull; r256 = r255 <= 9223372036854775808ull; if (!r256) goto b36; if (!r262) goto b36; r269 = r2; r270 = r12 + r269 * 8; r272 = r4 + r269 * 8; r277 = (i32)r1; r278 = (i64)r277; r279 = r278 == r1; r280 = (u64)r278 * 8ull; if (!r279) goto b36;
-b6: // head
+	r4 = p0; if (!r252) goto b36; r255 = r254 + 4611686018427387904ull; r256 = r255 <= 9223372036854775808ull; if (!r256) goto b36; if (!r262) goto b36; r267 = r2; r268 = r12 + r267 * 8; r270 = r4 + r267 * 8; r275 = (i32)r1; r276 = (i64)r275; r277 = r276 == r1; r278 = (u64)r276 * 8ull; if (!r277) goto b36;
+b6: // head (int32)
 #line 44 "types.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b35;
-	r263 = r270; r11 = r263 + 8ll; r14 = *(float *)r11; r16 = r11 + 4ll; r15 = *(float *)r16; r264 = r272; r17 = r264 + 8ll; r18 = *(float *)r17; r20 = r17 + 4ll; r19 = *(float *)r20; r23 = (double)r18; r24 = (double)r14; r25 = (double)r19; r26 = (double)r15; r29 = fabs(r24); r30 = fabs(r26); r31 = r29 >= r30; if (!r31) goto b34; r32 = r26 / r24; r33 = r32 * r26; r34 = r24 + r33; r35 = r25 * r32; r36 = r23 + r35; r37 = r36 / r34; r27 = r37; r38 = r23 * r32; r39 = r25 - r38; r40 = r39 / r34; r28 = r40;
-b9: // cdiv.smith
+	r279 = (u64)r2 + 1ull; r280 = r279 < r3; if (!r280) goto b35;
+	r396 = r268; r284 = r396 + 8ll; r285 = *(float *)r284; r287 = r284 + 4ll; r286 = *(float *)r287; r397 = r270; r288 = r397 + 8ll; r289 = *(float *)r288; r291 = r288 + 4ll; r290 = *(float *)r291; r294 = (double)r289; r295 = (double)r285; r296 = (double)r290; r297 = (double)r286; r298 = fabs(r295); r299 = fabs(r297); r300 = r298 >= r299; if (!r300) goto b34; r301 = r297 / r295; r302 = r301 * r297; r303 = r295 + r302; r304 = r296 * r301; r305 = r294 + r304; r306 = r305 / r303; r27 = r306; r307 = r294 * r301; r308 = r296 - r307; r309 = r308 / r303; r28 = r309;
+b9: // cdiv.smith (int32)
 #line 45 "types.go"
-	r50 = r27 != r27; r51 = r28 != r28; r52 = r50 & r51; if (!r52) goto b12; r53 = r24 == 0x0p+00; r54 = r26 == 0x0p+00; r55 = r53 & r54; r56 = r23 == r23; r57 = r25 == r25; r58 = r56 | r57; r59 = r55 & r58; if (!r59) goto b14; r60 = 0x1p+00 / r24; r61 = r60 * r23; r27 = r61; r62 = r60 * r25; r28 = r62;
-b12: // cdiv.done
+	r319 = r27 != r27; r320 = r28 != r28; r321 = r319 & r320; if (!r321) goto b12; r322 = r295 == 0x0p+00; r323 = r297 == 0x0p+00; r324 = r322 & r323; r325 = r294 == r294; r326 = r296 == r296; r327 = r325 | r326; r328 = r324 & r327; if (!r328) goto b14; r329 = 0x1p+00 / r295; r330 = r329 * r294; r27 = r330; r331 = r329 * r296; r28 = r331;
+b12: // cdiv.done (int32)
 #line 45 "types.go"
-	r21 = (float)r27; r22 = (float)r28; r129 = r17; *(float *)r129 = r21; r130 = r20; *(float *)r130 = r22;
+	r292 = (float)r27; r293 = (float)r28; r394 = r288; *(float *)r394 = r292; r395 = r291; *(float *)r395 = r293;
 #line 44 "types.go"
-	r2 = (u64)r2 + (u64)r1; r270 = r270 + r280 * 1; r272 = r272 + r280 * 1; goto b6;
-b14: // cdiv.notzero
+	r2 = (u64)r2 + (u64)r1; r268 = r268 + r278 * 1; r270 = r270 + r278 * 1; goto b6;
+b14: // cdiv.notzero (int32)
 #line 45 "types.go"
-	r63 = fabs(r23); r64 = r63 == __longlong_as_double(0x7ff0000000000000ll); r65 = fabs(r25); r66 = r65 == __longlong_as_double(0x7ff0000000000000ll); r67 = r64 | r66; r68 = r29; r69 = r68 < __longlong_as_double(0x7ff0000000000000ll); r70 = r30; r71 = r70 < __longlong_as_double(0x7ff0000000000000ll); r72 = r69 & r71; r73 = r67 & r72; if (!r73) goto b24; r74 = 0x0p+00; r76 = r64; if (!r76) goto b17; r74 = 0x1p+00;
-b17: // inf2one.sign
+	r332 = fabs(r294); r333 = r332 == __longlong_as_double(0x7ff0000000000000ll); r334 = fabs(r296); r335 = r334 == __longlong_as_double(0x7ff0000000000000ll); r336 = r333 | r335; r337 = r298; r338 = r337 < __longlong_as_double(0x7ff0000000000000ll); r339 = r299; r340 = r339 < __longlong_as_double(0x7ff0000000000000ll); r341 = r338 & r340; r342 = r336 & r341; if (!r342) goto b24; r74 = 0x0p+00; r344 = r333; if (!r344) goto b17; r74 = 0x1p+00;
+b17: // inf2one.sign (int32)
 #line 45 "types.go"
-	r77 = (char *)qvar_bits; *(double *)r77 = r23; r78 = *(i64 *)r77; r79 = r78 < 0ll; if (!r79) goto b19; r80 = -r74; r74 = r80;
-b19: // inf2one.done
+	r345 = (char *)qvar_bits; *(double *)r345 = r294; r346 = *(i64 *)r345; r347 = r346 < 0ll; if (!r347) goto b19; r348 = -r74; r74 = r348;
+b19: // inf2one.done (int32)
 #line 45 "types.go"
-	r81 = 0x0p+00; r83 = r66; if (!r83) goto b21; r81 = 0x1p+00;
-b21: // inf2one.sign
+	r81 = 0x0p+00; r350 = r335; if (!r350) goto b21; r81 = 0x1p+00;
+b21: // inf2one.sign (int32)
 #line 45 "types.go"
-	r84 = (char *)qvar_bits; *(double *)r84 = r25; r85 = *(i64 *)r84; r86 = r85 < 0ll; if (!r86) goto b23; r87 = -r81; r81 = r87;
-b23: // inf2one.done
+	r351 = (char *)qvar_bits; *(double *)r351 = r296; r352 = *(i64 *)r351; r353 = r352 < 0ll; if (!r353) goto b23; r354 = -r81; r81 = r354;
+b23: // inf2one.done (int32)
 #line 45 "types.go"
-	r88 = r74 * r24; r89 = r81 * r26; r90 = r88 + r89; r91 = r90 * __longlong_as_double(0x7ff0000000000000ll); r27 = r91; r92 = r81 * r24; r93 = r74 * r26; r94 = r92 - r93; r95 = r94 * __longlong_as_double(0x7ff0000000000000ll); r28 = r95; goto b12;
-b24: // cdiv.notinfn
+	r355 = r74 * r295; r356 = r81 * r297; r357 = r355 + r356; r358 = r357 * __longlong_as_double(0x7ff0000000000000ll); r27 = r358; r359 = r81 * r295; r360 = r74 * r297; r361 = r359 - r360; r362 = r361 * __longlong_as_double(0x7ff0000000000000ll); r28 = r362; goto b12;
+b24: // cdiv.notinfn (int32)
 #line 45 "types.go"
-	r96 = r29; r97 = r96 == __longlong_as_double(0x7ff0000000000000ll); r98 = r30; r99 = r98 == __longlong_as_double(0x7ff0000000000000ll); r100 = r97 | r99; r101 = r63; r102 = r101 < __longlong_as_double(0x7ff0000000000000ll); r103 = r65; r104 = r103 < __longlong_as_double(0x7ff0000000000000ll); r105 = r102 & r104; r106 = r100 & r105; if (!r106) goto b12; r107 = 0x0p+00; r109 = r97; if (!r109) goto b27; r107 = 0x1p+00;
-b27: // inf2one.sign
+	r363 = r298; r364 = r363 == __longlong_as_double(0x7ff0000000000000ll); r365 = r299; r366 = r365 == __longlong_as_double(0x7ff0000000000000ll); r367 = r364 | r366; r368 = r332; r369 = r368 < __longlong_as_double(0x7ff0000000000000ll); r370 = r334; r371 = r370 < __longlong_as_double(0x7ff0000000000000ll); r372 = r369 & r371; r373 = r367 & r372; if (!r373) goto b12; r107 = 0x0p+00; r375 = r364; if (!r375) goto b27; r107 = 0x1p+00;
+b27: // inf2one.sign (int32)
 #line 45 "types.go"
-	r110 = (char *)qvar_bits; *(double *)r110 = r24; r111 = *(i64 *)r110; r112 = r111 < 0ll; if (!r112) goto b29; r113 = -r107; r107 = r113;
-b29: // inf2one.done
+	r376 = (char *)qvar_bits; *(double *)r376 = r295; r377 = *(i64 *)r376; r378 = r377 < 0ll; if (!r378) goto b29; r379 = -r107; r107 = r379;
+b29: // inf2one.done (int32)
 #line 45 "types.go"
-	r114 = 0x0p+00; r116 = r99; if (!r116) goto b31; r114 = 0x1p+00;
-b31: // inf2one.sign
+	r114 = 0x0p+00; r381 = r366; if (!r381) goto b31; r114 = 0x1p+00;
+b31: // inf2one.sign (int32)
 #line 45 "types.go"
-	r117 = (char *)qvar_bits; *(double *)r117 = r26; r118 = *(i64 *)r117; r119 = r118 < 0ll; if (!r119) goto b33; r120 = -r114; r114 = r120;
-b33: // inf2one.done
+	r382 = (char *)qvar_bits; *(double *)r382 = r297; r383 = *(i64 *)r382; r384 = r383 < 0ll; if (!r384) goto b33; r385 = -r114; r114 = r385;
+b33: // inf2one.done (int32)
 #line 45 "types.go"
-	r121 = r23 * r107; r122 = r25 * r114; r123 = r121 + r122; r124 = r123 * 0x0p+00; r27 = r124; r125 = r25 * r107; r126 = r23 * r114; r127 = r125 - r126; r128 = r127 * 0x0p+00; r28 = r128; goto b12;
-b34: // cdiv.imag
+	r386 = r294 * r107; r387 = r296 * r114; r388 = r386 + r387; r389 = r388 * 0x0p+00; r27 = r389; r390 = r296 * r107; r391 = r294 * r114; r392 = r390 - r391; r393 = r392 * 0x0p+00; r28 = r393; goto b12;
+b34: // cdiv.imag (int32)
 #line 45 "types.go"
-	r41 = r24 / r26; r42 = r41 * r24; r43 = r26 + r42; r44 = r23 * r41; r45 = r44 + r25; r46 = r45 / r43; r27 = r46; r47 = r25 * r41; r48 = r47 - r23; r49 = r48 / r43; r28 = r49; goto b9;
+	r310 = r295 / r297; r311 = r310 * r295; r312 = r297 + r311; r313 = r294 * r310; r314 = r313 + r296; r315 = r314 / r312; r27 = r315; r316 = r296 * r310; r317 = r316 - r294; r318 = r317 / r312; r28 = r318; goto b9;
 b35: // exit
 #line 45 "types.go"
 	return;
 b36: // preheader
 #line 44 "types.go"
-	r273 = r2; r274 = r12 + r273 * 8; r275 = (u64)r1 * 8ull; r276 = r4 + r273 * 8;
+	r271 = r2; r272 = r12 + r271 * 8; r273 = (u64)r1 * 8ull; r274 = r4 + r271 * 8;
 b37: // head (checked)
 #line 44 "types.go"
 	r131 = (u64)r2 + 1ull; r132 = r131 < r3; if (!r132) goto b35; r133 = r2; r134 = (u64)r133 + 1ull;
-	if ((u64)r134 >= (u64)r13) { qd_site = 0; qd_x = r134; qd_y = r13; goto qd_fault; } r266 = r274; r136 = r266 + 8ll; r137 = *(float *)r136; r139 = r136 + 4ll; r138 = *(float *)r139; r267 = r276; r140 = r267 + 8ll; r141 = *(float *)r140; r143 = r140 + 4ll; r142 = *(float *)r143; r146 = (double)r141; r147 = (double)r137; r148 = (double)r142; r149 = (double)r138; r150 = fabs(r147); r151 = fabs(r149); r152 = r150 >= r151; if (!r152) goto b67; r153 = r149 / r147; r154 = r153 * r149; r155 = r147 + r154; r156 = r148 * r153; r157 = r146 + r156; r158 = r157 / r155; r27 = r158; r159 = r146 * r153; r160 = r148 - r159; r161 = r160 / r155; r28 = r161;
+	if ((u64)r134 >= (u64)r13) { qd_site = 0; qd_x = r134; qd_y = r13; goto qd_fault; } r265 = r272; r136 = r265 + 8ll; r137 = *(float *)r136; r139 = r136 + 4ll; r138 = *(float *)r139; r266 = r274; r140 = r266 + 8ll; r141 = *(float *)r140; r143 = r140 + 4ll; r142 = *(float *)r143; r146 = (double)r141; r147 = (double)r137; r148 = (double)r142; r149 = (double)r138; r150 = fabs(r147); r151 = fabs(r149); r152 = r150 >= r151; if (!r152) goto b67; r153 = r149 / r147; r154 = r153 * r149; r155 = r147 + r154; r156 = r148 * r153; r157 = r146 + r156; r158 = r157 / r155; r27 = r158; r159 = r146 * r153; r160 = r148 - r159; r161 = r160 / r155; r28 = r161;
 b42: // cdiv.smith (checked)
 #line 45 "types.go"
 	r171 = r27 != r27; r172 = r28 != r28; r173 = r171 & r172; if (!r173) goto b45; r174 = r147 == 0x0p+00; r175 = r149 == 0x0p+00; r176 = r174 & r175; r177 = r146 == r146; r178 = r148 == r148; r179 = r177 | r178; r180 = r176 & r179; if (!r180) goto b47; r181 = 0x1p+00 / r147; r182 = r181 * r146; r27 = r182; r183 = r181 * r148; r28 = r183;
@@ -334,7 +364,7 @@ b45: // cdiv.done (checked)
 #line 45 "types.go"
 	r144 = (float)r27; r145 = (float)r28; r246 = r140; *(float *)r246 = r144; r247 = r143; *(float *)r247 = r145;
 #line 44 "types.go"
-	r2 = (u64)r2 + (u64)r1; r274 = r274 + r275 * 1; r276 = r276 + r275 * 1; goto b37;
+	r2 = (u64)r2 + (u64)r1; r272 = r272 + r273 * 1; r274 = r274 + r273 * 1; goto b37;
 b47: // cdiv.notzero (checked)
 #line 45 "types.go"
 	r184 = fabs(r146); r185 = r184 == __longlong_as_double(0x7ff0000000000000ll); r186 = fabs(r148); r187 = r186 == __longlong_as_double(0x7ff0000000000000ll); r188 = r185 | r187; r189 = r150; r190 = r189 < __longlong_as_double(0x7ff0000000000000ll); r191 = r151; r192 = r191 < __longlong_as_double(0x7ff0000000000000ll); r193 = r190 & r192; r194 = r188 & r193; if (!r194) goto b57; r74 = 0x0p+00; r196 = r185; if (!r196) goto b50; r74 = 0x1p+00;
@@ -1033,7 +1063,7 @@ b29: // head (int32)
 #line 107 "types.go"
 	r255 = r254; r256 = r253; r277 = r256 < r314; if (!r277) goto b36; r278 = r255 < r315; if (!r278) goto b36; r257 = r255 + 1u; r258 = (i32)r257; r259 = r256 + 1u; r260 = (i32)r259;
 #line 109 "types.go"
-	r261 = (u32)r258 * (u32)r318; r262 = (u32)r261 + (u32)r260; r264 = r262; r289 = (i64)r264; r312 = r38 + r289 * 4; r291 = r312 + -4ll; r292 = *(float *)r291; r313 = r312; r296 = r313 + 4ll; r297 = *(float *)r296; r298 = r292 + r297; r269 = (u32)r258 - 1u; r270 = (u32)r269 * (u32)r319; r271 = (u32)r270 + (u32)r260; r301 = (i64)r271; r302 = r38 + r301 * 4; r303 = *(float *)r302; r304 = r298 + r303; r272 = (u32)r258 + 1u; r273 = (u32)r272 * (u32)r320; r274 = (u32)r273 + (u32)r260; r307 = (i64)r274; r308 = r38 + r307 * 4; r309 = *(float *)r308; r310 = r304 + r309; r287 = r289; r311 = r60 + r287 * 4; *(float *)r311 = r310;
+	r261 = (u32)r258 * (u32)r318; r262 = (u32)r261 + (u32)r260; r287 = (i64)r262; r312 = r38 + r287 * 4; r291 = r312 + -4ll; r292 = *(float *)r291; r313 = r312; r296 = r313 + 4ll; r297 = *(float *)r296; r298 = r292 + r297; r269 = (u32)r258 - 1u; r270 = (u32)r269 * (u32)r319; r271 = (u32)r270 + (u32)r260; r301 = (i64)r271; r302 = r38 + r301 * 4; r303 = *(float *)r302; r304 = r298 + r303; r272 = (u32)r258 + 1u; r273 = (u32)r272 * (u32)r320; r274 = (u32)r273 + (u32)r260; r307 = (i64)r274; r308 = r38 + r307 * 4; r309 = *(float *)r308; r310 = r304 + r309; r311 = r60 + r287 * 4; *(float *)r311 = r310;
 #line 107 "types.go"
 	r253 = r253 + r321; r283 = r253 >= r322; if (!r283) goto b35; r253 = r253 - r323; r254 = r254 + 1u;
 b35: // stepped (int32)
@@ -1046,7 +1076,7 @@ b37: // head (checked if)
 #line 107 "types.go"
 	r64 = r20; r65 = r14; r66 = r65 < r9; if (!r66) goto b36; r67 = r64 < r4; if (!r67) goto b36; r68 = r64 + 1ull; r69 = (i64)r68; r70 = r65 + 1ull; r71 = (i64)r70; r1 = (u64)r0 - 1ull;
 	r6 = (u64)r5 - 1ull;
-	r75 = (u64)r69 * (u64)r5; r76 = (u64)r75 + (u64)r71; r78 = r76; r79 = (u64)r78 - 1ull; if ((u64)r79 >= (u64)r39) { qd_site = 0; qd_x = r79; qd_y = r39; goto qd_fault; } r172 = r38 + r78 * 4; r80 = r172 + -4ll; r81 = *(float *)r80; r83 = r76; r84 = (u64)r83 + 1ull; if ((u64)r84 >= (u64)r39) { qd_site = 1; qd_x = r84; qd_y = r39; goto qd_fault; } r173 = r172; r85 = r173 + 4ll; r86 = *(float *)r85; r87 = r81 + r86; r88 = (u64)r69 - 1ull; r89 = (u64)r88 * (u64)r5; r90 = (u64)r89 + (u64)r71; if ((u64)r90 >= (u64)r39) { qd_site = 2; qd_x = r90; qd_y = r39; goto qd_fault; } r91 = r38 + r90 * 4; r92 = *(float *)r91; r93 = r87 + r92; r94 = (u64)r69 + 1ull; r95 = (u64)r94 * (u64)r5; r96 = (u64)r95 + (u64)r71; if ((u64)r96 >= (u64)r39) { qd_site = 3; qd_x = r96; qd_y = r39; goto qd_fault; } r97 = r38 + r96 * 4; r98 = *(float *)r97; r99 = r93 + r98; if ((u64)r76 >= (u64)r61) { qd_site = 4; qd_x = r76; qd_y = r61; goto qd_fault; } r100 = r60 + r76 * 4; *(float *)r100 = r99;
+	r75 = (u64)r69 * (u64)r5; r76 = (u64)r75 + (u64)r71; r78 = r76; r79 = (u64)r78 - 1ull; if ((u64)r79 >= (u64)r39) { qd_site = 0; qd_x = r79; qd_y = r39; goto qd_fault; } r172 = r38 + r76 * 4; r80 = r172 + -4ll; r81 = *(float *)r80; r83 = r76; r84 = (u64)r83 + 1ull; if ((u64)r84 >= (u64)r39) { qd_site = 1; qd_x = r84; qd_y = r39; goto qd_fault; } r173 = r172; r85 = r173 + 4ll; r86 = *(float *)r85; r87 = r81 + r86; r88 = (u64)r69 - 1ull; r89 = (u64)r88 * (u64)r5; r90 = (u64)r89 + (u64)r71; if ((u64)r90 >= (u64)r39) { qd_site = 2; qd_x = r90; qd_y = r39; goto qd_fault; } r91 = r38 + r90 * 4; r92 = *(float *)r91; r93 = r87 + r92; r94 = (u64)r69 + 1ull; r95 = (u64)r94 * (u64)r5; r96 = (u64)r95 + (u64)r71; if ((u64)r96 >= (u64)r39) { qd_site = 3; qd_x = r96; qd_y = r39; goto qd_fault; } r97 = r38 + r96 * 4; r98 = *(float *)r97; r99 = r93 + r98; if ((u64)r76 >= (u64)r61) { qd_site = 4; qd_x = r76; qd_y = r61; goto qd_fault; } r100 = r60 + r76 * 4; *(float *)r100 = r99;
 #line 107 "types.go"
 	r14 = r14 + r19; r72 = r14 >= r9; if (!r72) goto b45; r14 = r14 - r9; r20 = r20 + 1ull;
 b45: // stepped (checked if)
@@ -1229,26 +1259,32 @@ qd_fault: {
 extern "C" __global__ void Lookup_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	u8 qvar_taps[16] __attribute__((aligned(4)));
 	bool r7 = 0, r10 = 0, r46 = 0, r54 = 0, r69 = 0, r73 = 0, r77 = 0, r81 = 0;
-	bool r83 = 0, r86 = 0, r124 = 0, r128 = 0, r134 = 0, r151 = 0;
-	i32 r36 = 0, r37 = 0, r56 = 0, r95 = 0, r96 = 0, r108 = 0, r149 = 0;
+	bool r83 = 0, r86 = 0, r124 = 0, r128 = 0, r134 = 0, r149 = 0, r152 = 0, r155 = 0;
+	i32 r36 = 0, r37 = 0, r56 = 0, r95 = 0, r96 = 0, r108 = 0, r147 = 0, r164 = 0;
+	i32 r165 = 0, r177 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r35 = 0, r40 = 0, r42 = 0, r48 = 0, r53 = 0, r58 = 0, r68 = 0, r72 = 0;
 	i64 r76 = 0, r80 = 0, r82 = 0, r84 = 0, r85 = 0, r98 = 0, r100 = 0, r110 = 0;
-	i64 r121 = 0, r122 = 0, r141 = 0, r143 = 0, r145 = 0, r147 = 0, r150 = 0, r152 = 0;
+	i64 r121 = 0, r122 = 0, r139 = 0, r141 = 0, r143 = 0, r145 = 0, r148 = 0, r150 = 0;
+	i64 r151 = 0, r153 = 0, r154 = 0, r167 = 0, r169 = 0, r179 = 0;
 	u64 r120 = 0, r123 = 0, r125 = 0, r126 = 0, r127 = 0, r129 = 0, r130 = 0, r131 = 0;
 	u64 r132 = 0, r133 = 0;
 	float r23 = 0, r26 = 0, r29 = 0, r32 = 0, r41 = 0, r44 = 0, r45 = 0, r47 = 0;
 	float r49 = 0, r51 = 0, r52 = 0, r59 = 0, r60 = 0, r62 = 0, r63 = 0, r64 = 0;
 	float r65 = 0, r67 = 0, r71 = 0, r75 = 0, r79 = 0, r99 = 0, r102 = 0, r103 = 0;
-	float r104 = 0, r106 = 0, r111 = 0, r112 = 0, r115 = 0, r117 = 0, r119 = 0;
+	float r104 = 0, r106 = 0, r111 = 0, r112 = 0, r115 = 0, r117 = 0, r119 = 0, r168 = 0;
+	float r171 = 0, r172 = 0, r173 = 0, r175 = 0, r180 = 0, r181 = 0, r184 = 0, r186 = 0;
+	float r188 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r13 = 0, *r14 = 0, *r15 = 0, *r16 = 0, *r17 = 0;
 	char *r18 = 0, *r19 = 0, *r20 = 0, *r21 = 0, *r22 = 0, *r24 = 0, *r25 = 0, *r27 = 0;
 	char *r28 = 0, *r30 = 0, *r31 = 0, *r33 = 0, *r34 = 0, *r38 = 0, *r39 = 0, *r43 = 0;
 	char *r50 = 0, *r55 = 0, *r57 = 0, *r61 = 0, *r66 = 0, *r70 = 0, *r74 = 0, *r78 = 0;
 	char *r87 = 0, *r88 = 0, *r89 = 0, *r90 = 0, *r91 = 0, *r92 = 0, *r93 = 0, *r94 = 0;
 	char *r97 = 0, *r101 = 0, *r105 = 0, *r107 = 0, *r109 = 0, *r113 = 0, *r114 = 0, *r116 = 0;
-	char *r118 = 0, *r135 = 0, *r136 = 0, *r137 = 0, *r138 = 0, *r139 = 0, *r140 = 0, *r142 = 0;
-	char *r144 = 0, *r146 = 0, *r148 = 0;
+	char *r118 = 0, *r135 = 0, *r136 = 0, *r137 = 0, *r138 = 0, *r140 = 0, *r142 = 0, *r144 = 0;
+	char *r146 = 0, *r156 = 0, *r157 = 0, *r158 = 0, *r159 = 0, *r160 = 0, *r161 = 0, *r162 = 0;
+	char *r163 = 0, *r166 = 0, *r170 = 0, *r174 = 0, *r176 = 0, *r178 = 0, *r182 = 0, *r183 = 0;
+	char *r185 = 0, *r187 = 0, *r189 = 0, *r190 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 136 "types.go"
@@ -1262,35 +1298,35 @@ extern "C" __global__ void Lookup_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 #line 136 "types.go"
 	r34 = p2;
 #line 134 "types.go"
-	r4 = p0; if (!r124) goto b22; r127 = r126 + 4611686018427387904ull; r128 = r127 <= 9223372036854775808ull; if (!r128) goto b22; if (!r134) goto b22; r141 = r2; r142 = r34 + r141 * 4; r144 = r4 + r141 * 4; r149 = (i32)r1; r150 = (i64)r149; r151 = r150 == r1; r152 = (u64)r150 * 4ull; if (!r151) goto b22;
-b6: // head
+	r4 = p0; if (!r124) goto b22; r127 = r126 + 4611686018427387904ull; r128 = r127 <= 9223372036854775808ull; if (!r128) goto b22; if (!r134) goto b22; r139 = r2; r140 = r34 + r139 * 4; r142 = r4 + r139 * 4; r147 = (i32)r1; r148 = (i64)r147; r149 = r148 == r1; r150 = (u64)r148 * 4ull; if (!r149) goto b22;
+b6: // head (int32)
 #line 134 "types.go"
-	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b21; r8 = r2; r9 = (u64)r8 + 1ull;
-	r11 = (char *)qvar_taps; *(float *)r11 = 0x0p+00f; r12 = r11 + 4ll; *(float *)r12 = 0x0p+00f; r13 = r11 + 8ll; *(float *)r13 = 0x0p+00f; r14 = r11 + 12ll; *(float *)r14 = 0x0p+00f; *(float *)r11 = 0x1p+00f; r25 = r12; *(float *)r25 = 0x1p+01f; r28 = r13; *(float *)r28 = 0x1.8p+01f; r31 = r14; *(float *)r31 = 0x1p+02f;
-	r135 = r142; r33 = r135 + 4ll; r36 = *(i32 *)r33; r37 = r36 & 3; r40 = (i64)r37; r38 = r39 + r40 * 4; r41 = *(float *)r38; r42 = r9 & 3ll; r43 = r11 + r42 * 4; r44 = *(float *)r43; r45 = r41 + r44; r47 = r45;
+	r151 = (u64)r2 + 1ull; r152 = r151 < r3; if (!r152) goto b21; r153 = r2; r154 = (u64)r153 + 1ull;
+	r156 = (char *)qvar_taps; *(float *)r156 = 0x0p+00f; r157 = r156 + 4ll; *(float *)r157 = 0x0p+00f; r158 = r156 + 8ll; *(float *)r158 = 0x0p+00f; r159 = r156 + 12ll; *(float *)r159 = 0x0p+00f; *(float *)r156 = 0x1p+00f; r160 = r157; *(float *)r160 = 0x1p+01f; r161 = r158; *(float *)r161 = 0x1.8p+01f; r162 = r159; *(float *)r162 = 0x1p+02f;
+	r189 = r140; r163 = r189 + 4ll; r164 = *(i32 *)r163; r165 = r164 & 3; r167 = (i64)r165; r166 = r39 + r167 * 4; r168 = *(float *)r166; r169 = r154 & 3ll; r170 = r156 + r169 * 4; r171 = *(float *)r170; r172 = r168 + r171; r47 = r172;
 #line 138 "types.go"
-	r50 = r11 + 0ll; r51 = *(float *)r50; r52 = r47 + r51; r47 = r52; r66 = r11 + 4ll; r67 = *(float *)r66; r52 = r47 + r67; r47 = r52; r70 = r11 + 8ll; r71 = *(float *)r70; r52 = r47 + r71; r47 = r52; r74 = r11 + 12ll; r75 = *(float *)r74; r52 = r47 + r75; r49 = r52;
+	r174 = r156 + 0ll; r175 = *(float *)r174; r52 = r47 + r175; r47 = r52; r183 = r156 + 4ll; r184 = *(float *)r183; r52 = r47 + r184; r47 = r52; r185 = r156 + 8ll; r186 = *(float *)r185; r52 = r47 + r186; r47 = r52; r187 = r156 + 12ll; r188 = *(float *)r187; r52 = r47 + r188; r173 = r52;
 #line 140 "types.go"
-	r55 = r33; r56 = *(i32 *)r55; r58 = (i64)r56; if ((u64)r58 >= (u64)4ll) { qd_site = 2; qd_x = r58; qd_y = 4ll; goto qd_fault; } r57 = r39 + r58 * 4; r59 = *(float *)r57; r60 = r49 * r59; r137 = r144; r61 = r137 + 4ll; *(float *)r61 = r60;
+	r176 = r163; r177 = *(i32 *)r176; r179 = (i64)r177; if ((u64)r179 >= (u64)4ll) { qd_site = 2; qd_x = r179; qd_y = 4ll; goto qd_fault; } r178 = r39 + r179 * 4; r180 = *(float *)r178; r181 = r173 * r180; r190 = r142; r182 = r190 + 4ll; *(float *)r182 = r181;
 #line 134 "types.go"
-	r2 = (u64)r2 + (u64)r1; r142 = r142 + r152 * 1; r144 = r144 + r152 * 1; goto b6;
+	r2 = (u64)r2 + (u64)r1; r140 = r140 + r150 * 1; r142 = r142 + r150 * 1; goto b6;
 b21: // exit
 #line 134 "types.go"
 	return;
 b22: // preheader
 #line 134 "types.go"
-	r145 = r2; r146 = r34 + r145 * 4; r147 = (u64)r1 * 4ull; r148 = r4 + r145 * 4;
+	r143 = r2; r144 = r34 + r143 * 4; r145 = (u64)r1 * 4ull; r146 = r4 + r143 * 4;
 b23: // head (checked)
 #line 134 "types.go"
 	r82 = (u64)r2 + 1ull; r83 = r82 < r3; if (!r83) goto b21; r84 = r2; r85 = (u64)r84 + 1ull;
 	r87 = (char *)qvar_taps; *(float *)r87 = 0x0p+00f; r88 = r87 + 4ll; *(float *)r88 = 0x0p+00f; r89 = r87 + 8ll; *(float *)r89 = 0x0p+00f; r90 = r87 + 12ll; *(float *)r90 = 0x0p+00f; *(float *)r87 = 0x1p+00f; r91 = r88; *(float *)r91 = 0x1p+01f; r92 = r89; *(float *)r92 = 0x1.8p+01f; r93 = r90; *(float *)r93 = 0x1p+02f;
-	if ((u64)r85 >= (u64)r35) { qd_site = 0; qd_x = r85; qd_y = r35; goto qd_fault; } r138 = r146; r94 = r138 + 4ll; r95 = *(i32 *)r94; r96 = r95 & 3; r98 = (i64)r96; r97 = r39 + r98 * 4; r99 = *(float *)r97; r100 = r85 & 3ll; r101 = r87 + r100 * 4; r102 = *(float *)r101; r103 = r99 + r102; r47 = r103;
+	if ((u64)r85 >= (u64)r35) { qd_site = 0; qd_x = r85; qd_y = r35; goto qd_fault; } r137 = r144; r94 = r137 + 4ll; r95 = *(i32 *)r94; r96 = r95 & 3; r98 = (i64)r96; r97 = r39 + r98 * 4; r99 = *(float *)r97; r100 = r85 & 3ll; r101 = r87 + r100 * 4; r102 = *(float *)r101; r103 = r99 + r102; r47 = r103;
 #line 138 "types.go"
 	r105 = r87 + 0ll; r106 = *(float *)r105; r52 = r47 + r106; r47 = r52; r114 = r87 + 4ll; r115 = *(float *)r114; r52 = r47 + r115; r47 = r52; r116 = r87 + 8ll; r117 = *(float *)r116; r52 = r47 + r117; r47 = r52; r118 = r87 + 12ll; r119 = *(float *)r118; r52 = r47 + r119; r104 = r52;
 #line 140 "types.go"
-	r107 = r94; r108 = *(i32 *)r107; r110 = (i64)r108; if ((u64)r110 >= (u64)4ll) { qd_site = 2; qd_x = r110; qd_y = 4ll; goto qd_fault; } r109 = r39 + r110 * 4; r111 = *(float *)r109; r112 = r104 * r111; r140 = r148; r113 = r140 + 4ll; *(float *)r113 = r112;
+	r107 = r94; r108 = *(i32 *)r107; r110 = (i64)r108; if ((u64)r110 >= (u64)4ll) { qd_site = 2; qd_x = r110; qd_y = 4ll; goto qd_fault; } r109 = r39 + r110 * 4; r111 = *(float *)r109; r112 = r104 * r111; r138 = r146; r113 = r138 + 4ll; *(float *)r113 = r112;
 #line 134 "types.go"
-	r2 = (u64)r2 + (u64)r1; r146 = r146 + r147 * 1; r148 = r148 + r147 * 1; goto b23;
+	r2 = (u64)r2 + (u64)r1; r144 = r144 + r145 * 1; r146 = r146 + r145 * 1; goto b23;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
