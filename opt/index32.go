@@ -53,8 +53,9 @@ func NarrowIndices(t *ir.Task) {
 			plans = append(plans, p)
 		}
 	}
-	narrowed := 0
+	narrowed, nested := 0, false
 	for _, p := range plans {
+		nested = nested || len(p.lp.Children) > 0
 		p.apply()
 		narrowed += len(p.regs)
 	}
@@ -68,18 +69,11 @@ func NarrowIndices(t *ir.Task) {
 	// narrows many values: the 64-bit loop then needs that many 64-bit
 	// registers, and ptxas, short of them, spilled values both loops read
 	// (Conv3D narrows 80 and spilled; Blur, narrowing 70, fits in 32
-	// with nothing spilled). A loop with loops inside is held to the
-	// limit too: what ptxas spills there is the outer loop's state (its
-	// grid-stride counters, the tests before the inner loop), stored
-	// once and reloaded once an iteration of the outer loop, while the
-	// inner loop, unrolled with its loads in flight, keeps its registers.
-	// Gemm, MatmulAcc and TriMul took 40 registers without the limit,
-	// 1536 threads a multiprocessor, so a grid of a few waves held
-	// three quarters of their 1024×1024 iterations and a third of its
-	// threads ran a second; under the limit their inner loops are as
-	// long (45 to 56 SASS instructions) and reload nothing, and every
-	// thread runs one iteration.
-	if len(plans) > 0 && narrowed <= maxCappedNarrowed && t.Kind == ir.Parallel && t.MaxRegs == 0 {
+	// with nothing spilled). A loop with loops inside keeps ptxas's count:
+	// its inner loop, unrolled with its loads in flight, is what needs
+	// the registers, and under the limit Gemm, MatmulAcc and TriMul
+	// spilled in it.
+	if len(plans) > 0 && !nested && narrowed <= maxCappedNarrowed && t.Kind == ir.Parallel && t.MaxRegs == 0 {
 		t.MaxRegs = fullOccupancyRegs
 	}
 	// HoistChecks' record of its copies has no reader after this pass,
