@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "81a7bf97fd137beb5137d7e26a873dd30df1fe51b7226d579620380caf3b0761"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "5ad78350dadcb7a6730c9a951627e65e87ad48708f12e3225dbccf3cb3843fef"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3fdc313b85801bf5736ba3b45b58b5d130c41722b515f282494a775ee30b35c0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "5ad78350dadcb7a6730c9a951627e65e87ad48708f12e3225dbccf3cb3843fef"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

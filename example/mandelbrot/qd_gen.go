@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "88b6776cf1053d3e59b99671901aad8c7ab02d19a2ce4e81c0f434e90cd19cdf"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "3986885fe637bdd3ffab2e6eb72c8148e52d97cd78e2a94c8c8a083162caa30a"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "0a55813a118d9da9903df4aec5a42fcdae5bb2fdaacd4ce9de53c386a2139e85"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "3986885fe637bdd3ffab2e6eb72c8148e52d97cd78e2a94c8c8a083162caa30a"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
