@@ -65,25 +65,7 @@ func TestBlocksInterpreted(t *testing.T) {
 // interpreter with warps of 64 threads, as AMD's data-centre GPUs run
 // them, and several blocks, which stride over the kernels' blocks.
 func TestBlocksInterpretedWave64(t *testing.T) {
-	kernels := loadKernelsFrom(t, "blocks", &lower.Config{})
-	for _, c := range blockCases {
-		t.Run(c.name, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(uint64(len(c.name)), 3))
-			for _, n := range []int{300, 4099} {
-				args := drawArgs(c, r, n)
-				want := cloneArgs(args)
-				if err := callGo(c.fn, want); err != nil {
-					t.Fatalf("the Go function failed: %v", err)
-				}
-				got := cloneArgs(args)
-				ip := &ir.Interp{Threads: 3 * 1024, WarpSize: 64, StepLimit: 1 << 28}
-				if err := interpretOn(ip, kernels[c.name], got); err != nil {
-					t.Fatalf("n=%d: %v", n, err)
-				}
-				compareArgs(t, c.name, want, got)
-			}
-		})
-	}
+	interpretBlocks(t, loadKernelsFrom(t, "blocks", &lower.Config{}), 64, 3, []int{300, 4099})
 }
 
 // TestBlocksInterpretedPTX runs the block-level kernels as the PTX
@@ -91,18 +73,24 @@ func TestBlocksInterpretedWave64(t *testing.T) {
 // steps for other sizes folded away, on the IR interpreter with warps of
 // 32 threads.
 func TestBlocksInterpretedPTX(t *testing.T) {
-	kernels := loadKernelsThrough(t, "blocks", &lower.Config{}, "ptx", opt.PTX)
+	interpretBlocks(t, loadKernelsThrough(t, "blocks", &lower.Config{}, "ptx", opt.PTX), 32, 4, []int{1, 300, 4099})
+}
+
+// interpretBlocks runs each block-level kernel on the IR interpreter with
+// warps of warp threads and three blocks' worth of threads, on inputs
+// drawn from seed for each of sizes, and compares with its Go function.
+func interpretBlocks(t *testing.T, kernels map[string]*ir.Kernel, warp int, seed uint64, sizes []int) {
 	for _, c := range blockCases {
 		t.Run(c.name, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(uint64(len(c.name)), 4))
-			for _, n := range []int{1, 300, 4099} {
+			r := rand.New(rand.NewPCG(uint64(len(c.name)), seed))
+			for _, n := range sizes {
 				args := drawArgs(c, r, n)
 				want := cloneArgs(args)
 				if err := callGo(c.fn, want); err != nil {
 					t.Fatalf("the Go function failed: %v", err)
 				}
 				got := cloneArgs(args)
-				ip := &ir.Interp{Threads: 3 * 1024, WarpSize: 32, StepLimit: 1 << 28}
+				ip := &ir.Interp{Threads: 3 * 1024, WarpSize: warp, StepLimit: 1 << 28}
 				if err := interpretOn(ip, kernels[c.name], got); err != nil {
 					t.Fatalf("n=%d: %v", n, err)
 				}
