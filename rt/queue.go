@@ -365,18 +365,23 @@ func (m *Module) sharedFits(kernel int) error {
 }
 
 // blocksGrid sizes the grid of a block-level task with count blocks of
-// threads each: one GPU block per block of the task, as many as a grid
-// may have. The task's blocks stride over the rest, and over all of them
-// when the host cannot count them.
+// threads each: one GPU block per block of the task up to a few waves of
+// the whole device, over which the task's blocks stride (all of them
+// when the host cannot count them). Every thread of a GPU block runs the
+// task's entry once: the launch-time tests that pick its unchecked and
+// 32-bit copies and split its block index. A grid of one GPU block per
+// task block repeats that for every block, which for small blocks of
+// little work (a 32×32 transpose tile, four elements a thread) costs more
+// than the work; striding runs it once per GPU block.
 func (d *Device) blocksGrid(count int64, threads int) (grid, block uint32, ok bool) {
-	const maxGrid = 1<<31 - 1
+	full := d.fullGrid(uint32(threads))
 	switch {
 	case count == stubabi.UnknownCount:
-		return uint32(d.fullGrid(uint32(threads))), uint32(threads), true
+		return uint32(full), uint32(threads), true
 	case count <= 0:
 		return 0, 0, false
 	}
-	return uint32(min(count, maxGrid)), uint32(threads), true
+	return uint32(min(count, full)), uint32(threads), true
 }
 
 // fullGrid is the number of blocks of block threads in a few waves of the

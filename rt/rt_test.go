@@ -598,3 +598,29 @@ func TestUnevenGrid(t *testing.T) {
 		}
 	}
 }
+
+// TestBlocksGrid checks that a block-level task gets a GPU block per
+// block of the task up to a few waves of the device, and those waves
+// when there are more blocks or the host cannot count them.
+func TestBlocksGrid(t *testing.T) {
+	d := &Device{attrs: deviceAttributes{multiprocessors: 10, maxThreadsPerSM: 2048}}
+	for _, c := range []struct {
+		count   int64
+		threads int
+		grid    uint32
+	}{
+		{100, 256, 100},
+		{1 << 20, 256, 10 * 8 * wavesPerLaunch},
+		{1 << 20, 1024, 10 * 2 * wavesPerLaunch},
+		{1 << 40, 64, 10 * 32 * wavesPerLaunch},
+		{UnknownCount, 128, 10 * 16 * wavesPerLaunch},
+	} {
+		grid, block, ok := d.blocksGrid(c.count, c.threads)
+		if grid != c.grid || block != uint32(c.threads) || !ok {
+			t.Errorf("%d blocks of %d threads: grid %d, block %d, %v; want %d, %d, true", c.count, c.threads, grid, block, ok, c.grid, c.threads)
+		}
+	}
+	if _, _, ok := d.blocksGrid(0, 256); ok {
+		t.Errorf("0 blocks: a grid, want none")
+	}
+}
