@@ -116,18 +116,7 @@ func TestNarrowIndicesWindowHandsOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parse := func() *ir.Kernel {
-		ks, err := ir.Parse(string(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ks[0]
-	}
-	before, after := parse(), parse()
-	NarrowIndices(after.Tasks[0])
-	if err := after.Check(); err != nil {
-		t.Fatal(err)
-	}
+	before, after := narrowedPair(t, string(text))
 	floats := func(n int) []byte {
 		var out []byte
 		for i := range n {
@@ -150,4 +139,24 @@ func TestNarrowIndicesWindowHandsOver(t *testing.T) {
 			}
 		}
 	}
+}
+
+// narrowedPair parses the one-kernel IR text twice and runs NarrowIndices
+// on the second copy's first task: the kernel before and after the pass,
+// to be run side by side.
+func narrowedPair(t *testing.T, text string) (before, after *ir.Kernel) {
+	t.Helper()
+	parse := func() *ir.Kernel {
+		ks, err := ir.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ks[0]
+	}
+	before, after = parse(), parse()
+	NarrowIndices(after.Tasks[0])
+	if err := after.Check(); err != nil {
+		t.Fatal(err)
+	}
+	return before, after
 }

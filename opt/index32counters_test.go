@@ -75,18 +75,7 @@ b9: # stepped
 // computes what the nest did for every thread count, including counts
 // that are no multiple of a row and counts past the whole nest.
 func TestNarrowIndicesNestCounters(t *testing.T) {
-	parse := func() *ir.Kernel {
-		ks, err := ir.Parse(nestIR)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ks[0]
-	}
-	before, after := parse(), parse()
-	NarrowIndices(after.Tasks[0])
-	if err := after.Check(); err != nil {
-		t.Fatal(err)
-	}
+	before, after := narrowedPair(t, nestIR)
 	text := after.String()
 	for _, want := range []string{"add.u32", "sub.u32", "ge.u32", "lt.u32"} {
 		if !strings.Contains(text, want) {
