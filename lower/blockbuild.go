@@ -56,6 +56,7 @@ func (l *lowerer) buildBlocks(fn *ssa.Function, pl *parLoop, bn *blockNest) *ir.
 	f.assume = func(iff *ssa.If) (int, bool) { return 0, pretests[iff] }
 	f.redirect = bn.redirect(latch, exit)
 	l.sharedAllocs, l.sharedNoZero, l.threadAllocs, l.threadOwn = bn.shared, bn.written, bn.perThread, bn.own
+	l.sharedNoWait = bn.ownZeroes
 
 	tb.cur = setup
 	ranges := make([]levelRange, len(bn.levels))
@@ -118,6 +119,7 @@ func (l *lowerer) buildBlocks(fn *ssa.Function, pl *parLoop, bn *blockNest) *ir.
 		}
 	}
 	l.sharedAllocs, l.sharedNoZero, l.threadAllocs, l.threadOwn = nil, nil, nil, nil
+	l.sharedNoWait = nil
 	if n := t.SharedBytes(); n > ir.MaxSharedBytes {
 		l.errorf(pl.pos, "the variables of this qd.Blocks loop's body take %d bytes of shared memory, more than the %d bytes a block may have on every GPU: use smaller tiles, or keep per-thread values in arrays indexed only by the thread index (acc[t]), which live in registers", n, ir.MaxSharedBytes)
 	}
@@ -267,7 +269,9 @@ func (f *frame) blockMarker(call *ssa.Call, name string, dst []ir.Reg) {
 // sharedAlloc lowers a variable of a qd.Blocks loop's body: one per block,
 // in shared memory, which the block's threads zero together, word k by
 // thread k mod the block's size, before any uses it; unless a thread loop
-// stores all of it before any other use (blockzero.go).
+// stores all of it before any other use (blockzero.go). The threads wait
+// for each other's zeroes unless each word is first used by the thread
+// that zeroed it (zeroedByOwner).
 func (f *frame) sharedAlloc(v *ssa.Alloc, elem types.Type) {
 	tb := f.tb
 	aux := tb.newVar(v.Comment, elem)
@@ -298,5 +302,7 @@ func (f *frame) sharedAlloc(v *ssa.Alloc, elem types.Type) {
 			tb.jump(done)
 		}
 	}
-	tb.emit(ir.Instr{Op: ir.OpBarrier, Pos: v.Pos()})
+	if !tb.l.sharedNoWait[v] {
+		tb.emit(ir.Instr{Op: ir.OpBarrier, Pos: v.Pos()})
+	}
 }

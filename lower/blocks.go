@@ -80,6 +80,7 @@ type blockNest struct {
 	// the element addresses that are a thread's part.
 	shared    map[*ssa.Alloc]bool
 	written   map[*ssa.Alloc]bool // shared ones never read as zeroed (blockzero.go)
+	ownZeroes map[*ssa.Alloc]bool // shared ones whose zeroes need no barrier (blockzero.go)
 	perThread map[*ssa.Alloc]types.Type
 	own       map[*ssa.IndexAddr]bool
 }
@@ -134,7 +135,7 @@ func loopMarker(lp *loop, fn *ssa.Function) (*ssa.Call, string) {
 // planBlocks describes the qd.Blocks loop pl, the top-level statement
 // stmt, and its body, reporting what a block-level kernel cannot have.
 func (l *lowerer) planBlocks(fn *ssa.Function, pl *parLoop, stmt ast.Stmt) *blockNest {
-	bn := &blockNest{levels: []*parLoop{pl}, shared: map[*ssa.Alloc]bool{}, written: map[*ssa.Alloc]bool{},
+	bn := &blockNest{levels: []*parLoop{pl}, shared: map[*ssa.Alloc]bool{}, written: map[*ssa.Alloc]bool{}, ownZeroes: map[*ssa.Alloc]bool{},
 		perThread: map[*ssa.Alloc]types.Type{}, own: map[*ssa.IndexAddr]bool{}}
 	if len(pl.reductions) > 0 {
 		l.errorf(pl.pos, "a qd.Blocks loop cannot combine a variable over its blocks (a reduction): blocks run at the same time; combine within a block with qd.Sum, and across blocks with an atomic (qd.AtomicAdd) or a second kernel")
@@ -196,6 +197,8 @@ func (l *lowerer) planBlocks(fn *ssa.Function, pl *parLoop, stmt ast.Stmt) *bloc
 	for v := range bn.shared {
 		if bn.overwritten(v) {
 			bn.written[v] = true
+		} else if bn.zeroedByOwner(v) {
+			bn.ownZeroes[v] = true
 		}
 	}
 	return bn

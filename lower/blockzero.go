@@ -1,6 +1,8 @@
 package lower
 
 import (
+	"go/constant"
+	"go/token"
 	"go/types"
 
 	"golang.org/x/tools/go/ssa"
@@ -154,4 +156,176 @@ func (bn *blockNest) onlyAfter(v *ssa.Alloc, tl *threadLoop) bool {
 		stack = append(stack, b.Succs...)
 	}
 	return true
+}
+
+// A variable that is zeroed needs the barrier after its zeroes only where
+// a thread may touch a word that another thread zeroed. Thread k zeroes
+// words k, k+size, k+2·size..., size the block's threads. If the first
+// thread loop to use the variable touches, in thread k, only words
+// congruent to k modulo size (the loop's linear thread index k, plus
+// multiples of size: a tile loaded with e := ty*side+tx; e < n; e +=
+// rows*side, as tile[e] or tile[e/w][e%w]), each word is zeroed and then
+// stored or read by the same thread, in that order, and the loop's own
+// barrier at its end publishes both before any other thread may look.
+// The barrier of the previous pass over the body, at the end of its last
+// thread loop, still orders this pass's zeroes after that pass's reads.
+
+// zeroedByOwner reports whether the first thread loop that uses the shared
+// variable v uses only words that its thread zeroed, and nothing else
+// uses v before that loop.
+func (bn *blockNest) zeroedByOwner(v *ssa.Alloc) bool {
+	typ := v.Type().Underlying().(*types.Pointer).Elem()
+	word := int64(wordOf(typ).Size())
+	for _, tl := range bn.threads {
+		touched := false
+		for _, r := range *v.Referrers() {
+			if _, ok := r.(*ssa.DebugRef); ok || !tl.contains(r.Block()) {
+				continue
+			}
+			touched = true
+			if !tl.ownAccess(r, typ, word, bn.size) {
+				return false
+			}
+		}
+		if touched {
+			return bn.onlyAfter(v, tl)
+		}
+	}
+	return false
+}
+
+// ownAccess reports whether the use r of the shared array v, of type typ,
+// is an element address tile[e] or tile[e/w][e%w], of elements one word
+// each, that tl only loads and stores, with e one of the thread's own
+// word indexes (ownIndex).
+func (tl *threadLoop) ownAccess(r ssa.Instruction, typ types.Type, word, size int64) bool {
+	ia, ok := r.(*ssa.IndexAddr)
+	arr, isArr := typ.Underlying().(*types.Array)
+	if !ok || !isArr {
+		return false
+	}
+	elem := arr.Elem()
+	if inner, ok := elem.Underlying().(*types.Array); ok {
+		// tile[e/w][e%w], the same e in both, w the row's length.
+		q, ok := ia.Index.(*ssa.BinOp)
+		if !ok || q.Op != token.QUO || !isConstInt(q.Y, inner.Len()) || !tl.ownIndex(q.X, size, map[ssa.Value]bool{}) {
+			return false
+		}
+		for _, u := range *ia.Referrers() {
+			if _, ok := u.(*ssa.DebugRef); ok {
+				continue
+			}
+			row, ok := u.(*ssa.IndexAddr)
+			if !ok || row.X != ssa.Value(ia) || !tl.contains(row.Block()) {
+				return false
+			}
+			rem, ok := row.Index.(*ssa.BinOp)
+			if !ok || rem.Op != token.REM || rem.X != q.X || !isConstInt(rem.Y, inner.Len()) {
+				return false
+			}
+			if !tl.onlyLoadedStored(row, inner.Elem(), word) {
+				return false
+			}
+		}
+		return true
+	}
+	return tl.ownIndex(ia.Index, size, map[ssa.Value]bool{}) && tl.onlyLoadedStored(ia, elem, word)
+}
+
+// onlyLoadedStored reports whether the element address at, of an element
+// of type elem one word long, is only loaded and stored through in tl.
+func (tl *threadLoop) onlyLoadedStored(at *ssa.IndexAddr, elem types.Type, word int64) bool {
+	if _, ok := elem.Underlying().(*types.Basic); !ok || hostSizes.Sizeof(elem) != word {
+		return false
+	}
+	for _, u := range *at.Referrers() {
+		if !tl.contains(u.Block()) {
+			return false
+		}
+		switch u := u.(type) {
+		case *ssa.DebugRef:
+		case *ssa.Store:
+			if u.Addr != ssa.Value(at) || u.Val == ssa.Value(at) {
+				return false
+			}
+		case *ssa.UnOp:
+			if u.Op != token.MUL {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// ownIndex reports whether x is, in each thread of tl, the thread's linear
+// index in the block plus a multiple of size: the linear index itself
+// (t, or ty*nx+tx of a 2-D loop of nx columns), such a value plus a
+// constant multiple of size, or a phi of such values. A phi met again
+// while its edges are being looked at is assumed to be one: each edge
+// then keeps the property, and the edges from outside the cycle give it.
+func (tl *threadLoop) ownIndex(x ssa.Value, size int64, seen map[ssa.Value]bool) bool {
+	if tl.linearIndex(x) {
+		return true
+	}
+	switch x := x.(type) {
+	case *ssa.Phi:
+		if seen[x] {
+			return true
+		}
+		seen[x] = true
+		for _, e := range x.Edges {
+			if !tl.ownIndex(e, size, seen) {
+				return false
+			}
+		}
+		return true
+	case *ssa.BinOp:
+		if x.Op != token.ADD {
+			return false
+		}
+		for _, pair := range [2][2]ssa.Value{{x.X, x.Y}, {x.Y, x.X}} {
+			if c, ok := pair[1].(*ssa.Const); ok && c.Value != nil && c.Value.Kind() == constant.Int {
+				if k, exact := constant.Int64Val(c.Value); exact && k%size == 0 && tl.ownIndex(pair[0], size, seen) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// linearIndex reports whether x is the index of tl's thread in the block:
+// the index of a loop over qd.Threads(n), or ty*nx+tx of two nested ones,
+// nx the inner loop's extent. Thread k runs the iteration whose linear
+// index is k (threadStart) of loops that count up by one from zero, as
+// every loop go/ssa builds over qd.Threads(n) does.
+func (tl *threadLoop) linearIndex(x ssa.Value) bool {
+	for _, lv := range tl.levels {
+		if !isConstInt(lv.init, 0) {
+			return false
+		}
+	}
+	if len(tl.levels) == 1 {
+		return x == ssa.Value(tl.levels[0].phi)
+	}
+	if len(tl.levels) != 2 {
+		return false
+	}
+	sum, ok := x.(*ssa.BinOp)
+	if !ok || sum.Op != token.ADD {
+		return false
+	}
+	outer, inner := ssa.Value(tl.levels[0].phi), ssa.Value(tl.levels[1].phi)
+	for _, pair := range [2][2]ssa.Value{{sum.X, sum.Y}, {sum.Y, sum.X}} {
+		if pair[1] != inner {
+			continue
+		}
+		if m, ok := pair[0].(*ssa.BinOp); ok && m.Op == token.MUL &&
+			(m.X == outer && isConstInt(m.Y, tl.extents[1]) || m.Y == outer && isConstInt(m.X, tl.extents[1])) {
+			return true
+		}
+	}
+	return false
 }

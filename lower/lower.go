@@ -189,6 +189,7 @@ type lowerer struct {
 	markers      map[*ssa.Call]bool
 	sharedAllocs map[*ssa.Alloc]bool
 	sharedNoZero map[*ssa.Alloc]bool // stored all over before any use
+	sharedNoWait map[*ssa.Alloc]bool // zeroes first used by the threads that stored them
 	threadAllocs map[*ssa.Alloc]types.Type
 	threadOwn    map[*ssa.IndexAddr]bool
 	collectives  map[*ssa.Call]bool // the block collectives placed in a qd.Blocks loop's body

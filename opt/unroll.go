@@ -48,7 +48,7 @@ func UnrollLoops(t *ir.Task) {
 		if an.GridShared(an.LoopAt(lp.Header)) {
 			continue
 		}
-		if c, ok := countedLoop(an, lp); ok {
+		if c, ok := steppedLoop(an, lp, maxUnrollStep); ok {
 			factor := unrollFactor
 			if size <= smallBodyInstrs {
 				factor = smallBodyFactor
@@ -123,14 +123,23 @@ func divisionSize(t ir.Type) int {
 // counted is a loop that the analysis finds counted by an induction
 // variable i of step 1, assigned in its only latch, and whose index tests
 // stay in the loop while i+slack < bound, for a bound the loop does not
-// change.
+// change. A loop that UnrollLoops reads with steppedLoop may step by a
+// larger constant: its tests then compare i+slack×step.
 type counted struct {
 	iv    *analysis.IndVar
 	bound ir.Arg
 	tests map[int]bool // blocks whose branch is an index test
-	slack int64        // 1 if a test compares i+1, else 0
+	slack int64        // 1 if a test compares i+step, else 0
 	le    bool         // the tests are x <= bound: x < bound+1 without overflow
+	step  int64        // what an iteration adds to i, 1 unless steppedLoop found more
 }
+
+// maxUnrollStep bounds the constant step of a loop that UnrollLoops
+// unrolls with one guard per chunk, so that the chunk's reach, the step
+// times the copies, stays far inside 32 bits. Such steps are a block's
+// thread count striding over a tile, as in the loads of a halo (e +=
+// rows×side): a few thousand at most.
+const maxUnrollStep = 1 << 16
 
 // countedLoop reads a counted loop from the analysis: an induction
 // variable of step 1 that the loop's only latch, ending in a jump,
@@ -139,6 +148,13 @@ type counted struct {
 // type, slack 0 or 1, which branch into the loop when they hold and read
 // the bound second. Other exits (break) may exist and are kept.
 func countedLoop(an *analysis.Analysis, lp *ir.Loop) (counted, bool) {
+	return steppedLoop(an, lp, 1)
+}
+
+// steppedLoop is countedLoop for a counter whose step is a constant from 1
+// to maxStep; the step-1 counter is preferred where there are several.
+// Tests then compare i or i+step, the counter before or after the step.
+func steppedLoop(an *analysis.Analysis, lp *ir.Loop, maxStep int64) (counted, bool) {
 	var c counted
 	l := an.LoopAt(lp.Header)
 	if l == nil || len(l.Latches) != 1 || an.Task.Blocks[l.Latches[0]].Term.Kind != ir.Jump {
@@ -147,11 +163,11 @@ func countedLoop(an *analysis.Analysis, lp *ir.Loop) (counted, bool) {
 	latch := l.Latches[0]
 	for _, iv := range l.IndVars {
 		step, ok := iv.Step.IsConst()
-		if !ok || step != 1 || iv.Update.Block != latch || iv.Sum == iv.Update {
+		if !ok || step < 1 || step > maxStep || iv.Update.Block != latch || iv.Sum == iv.Update {
 			continue
 		}
-		if c.iv == nil || iv.Update.At < c.iv.Update.At {
-			c.iv = iv
+		if c.iv == nil || step == 1 && c.step != 1 || (step == 1) == (c.step == 1) && iv.Update.At < c.iv.Update.At {
+			c.iv, c.step = iv, step
 		}
 	}
 	if c.iv == nil {
@@ -161,9 +177,10 @@ func countedLoop(an *analysis.Analysis, lp *ir.Loop) (counted, bool) {
 	for _, test := range c.iv.Tests {
 		offset, ok := test.ConstOffset()
 		stays := l.Has(an.Task.Blocks[test.Block].Term.Succs[0])
-		if !ok || offset != 0 && offset != 1 || !stays || test.Type != c.iv.Type || test.BoundArg != an.Instr(test.Compare).Args[1] {
+		if !ok || offset != 0 && offset != c.step || !stays || test.Type != c.iv.Type || test.BoundArg != an.Instr(test.Compare).Args[1] {
 			continue
 		}
+		offset /= c.step
 		bound, le := test.BoundArg, false
 		switch {
 		case test.Op == ir.OpLt:
@@ -205,6 +222,13 @@ func (c *counted) start() (uint64, bool) {
 // the limit saturates at the type's minimum, so nothing overflows. Tests
 // i <= bound take k one less: i+k-1 < bound is i+k <= bound.
 //
+// A counter stepping by s > 1 (a block's threads striding over a tile,
+// whose start is the thread's index) takes k = (factor-1)×s: i+k < bound
+// means the last copy's i+(factor-1)×s passes its test, and so do the
+// copies before it. Without that one guard each copy keeps its own test
+// and branch, and a load of one copy cannot start before the copy ahead
+// of it has decided whether to run: a thread has one load in flight.
+//
 // A loop tested at its bottom (i+1 < bound, slack 1) enters its header
 // without a test, so with every copy's test removed a chunk needs one
 // iteration more than it runs (k = factor), and a trip count that is a
@@ -226,10 +250,11 @@ func unrollCounted(t *ir.Task, lp *ir.Loop, c counted, factor int) {
 		wide, lowest = typ, typ.Normalize(lowest>>32)
 	}
 	keepLast := c.slack == 1 && factor > smallBodyFactor
-	k := uint64(int64(factor) - 1 + c.slack)
+	steps := int64(factor) - 1 + c.slack
 	if keepLast {
-		k--
+		steps--
 	}
+	k := uint64(steps * max(c.step, 1))
 	if c.le {
 		k--
 	}

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "089c2ee03c7f3fdaba2fdf5db659dc3f0be2c5eeaf8418c340d6699dbba3d9ac"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7f66b40f49c04c7dff3233c3b79c421dc86fd1315387fd4a2d8dc9b89390acf8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e0d5db9f0209342c394bb338a5a487bd3475e741d7504ed2bcfc9dc26f92bdcf"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "4759cdd0cba1200f7e257e2a7d85e194cde9b888ba38e4f19f3ef772511f7b3b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

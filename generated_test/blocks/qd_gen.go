@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9c21de47fbc2bdc011718bf6bf48ff673eed4b0060e8d4cec6301facb04ffd15"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7a266934355335dfa344868114ae90d9cbfe1b577c783f4d6977b8af21314014"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1ec192a8ecfe6ae4b2b5d2e12224b83df64355f3b57522a17012224e28db4501"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "e51ba20c957a11f554120f2da858171a1ae0cf0a50fd644c6dd05710df9caf08"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
