@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "089c2ee03c7f3fdaba2fdf5db659dc3f0be2c5eeaf8418c340d6699dbba3d9ac"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7f66b40f49c04c7dff3233c3b79c421dc86fd1315387fd4a2d8dc9b89390acf8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a7d4629a9db21cf5c8d6b572b30bc3c621372ed020dedb3212daff96aabbd9df"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1e78a86da6536be04e14fc0ad463ed025569ef5ef923f853d6b943969343d645"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9c21de47fbc2bdc011718bf6bf48ff673eed4b0060e8d4cec6301facb04ffd15"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7a266934355335dfa344868114ae90d9cbfe1b577c783f4d6977b8af21314014"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "b9379a99fc803eba53fde572db2c1df841437541ea58e1b69d14ce00ad595f4b"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d3c479dbd7ab20dcc5e4136510ff22e5f9e0f49db281bc6345b6585d2917b836"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
