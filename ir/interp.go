@@ -67,6 +67,11 @@ type Interp struct {
 	// Out receives what print instructions write, a whole print at a
 	// time; nil means os.Stdout, where device printf writes.
 	Out io.Writer
+	// Visit, when not nil, is called each time a thread of task t begins
+	// block b, for tests that must know which version of a loop ran (the
+	// checked or the unchecked, the 64-bit or the 32-bit). With
+	// ConcurrentThreads it is called from several goroutines at once.
+	Visit func(t *Task, b *Block)
 
 	mu   sync.Mutex
 	data map[*Kernel][]uint64 // the addresses of each kernel's tables
@@ -378,6 +383,9 @@ func (ip *Interp) exec(run *launch, t *Task, th *thread) error {
 	var ops [3]uint64 // the most operands an op has (fma)
 	for {
 		b := th.b
+		if th.i == 0 && ip.Visit != nil {
+			ip.Visit(t, b)
+		}
 		for th.i < len(b.Instrs) {
 			in := &b.Instrs[th.i]
 			th.i++

@@ -124,3 +124,42 @@ b0:
 		}
 	}
 }
+
+// visitKernel runs b1 or b2 by its argument's sign, each thread once,
+// through a barrier in b1.
+const visitKernel = `kernel K(x i64)
+
+task K_0 parallel
+b0:
+	r0 = param.i64 x
+	r1 = lt.i64 r0, 0
+	branch r1, b1, b2
+b1:
+	barrier
+	jump b2
+b2:
+	return
+`
+
+// TestInterpVisit counts the blocks each thread begins: a block is begun
+// once, though its thread waits at a barrier in it and goes on there.
+func TestInterpVisit(t *testing.T) {
+	ks, err := ir.Parse(visitKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []int64{-1, 1} {
+		counts := map[int]int{}
+		ip := &ir.Interp{Mem: &ir.Heap{}, Threads: 4, Visit: func(_ *ir.Task, b *ir.Block) { counts[b.Index]++ }}
+		if err := ip.Run(ks[0], &ir.Values{Scalar: []uint64{uint64(x)}}); err != nil {
+			t.Fatal(err)
+		}
+		want := map[int]int{0: 4, 1: 4, 2: 4}
+		if x > 0 {
+			want = map[int]int{0: 4, 2: 4}
+		}
+		if len(counts) != len(want) || counts[0] != want[0] || counts[1] != want[1] || counts[2] != want[2] {
+			t.Errorf("x=%d: blocks begun %v, want %v", x, counts, want)
+		}
+	}
+}

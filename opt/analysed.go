@@ -1,6 +1,7 @@
 package opt
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/qdgo/qd/ir"
@@ -23,7 +24,8 @@ func (lv *loopValues) analysed(v *expr) span {
 		return span{}
 	}
 	if lv.facts == nil {
-		lv.facts = analysis.New(lv.t)
+		// The loop's own checks are what the bounds decide before it.
+		lv.facts = analysis.NewIgnoringChecks(lv.t, lv.lp.Has)
 	}
 	at := analysis.Site{Block: v.origin.block, At: v.origin.at + 1}
 	if lv.holdsAtCheck(*v.origin) {
@@ -56,9 +58,9 @@ func (lv *loopValues) firstBound(bounds []analysis.Affine, numeric int64, serves
 	return lv.constantOf(ir.Int64, uint64(numeric))
 }
 
-// formExpr is the expression of an affine form of 64-bit parameters and
-// lengths, computed with the IR's wrapping arithmetic as the form is;
-// nil for a form of anything else.
+// formExpr is the expression of an affine form of 64-bit parameters,
+// lengths and values set once before the loop, computed with the IR's
+// wrapping arithmetic as the form is; nil for a form of anything else.
 func (lv *loopValues) formExpr(f analysis.Affine) *expr {
 	var sum *expr
 	for _, term := range f.Terms {
@@ -70,6 +72,8 @@ func (lv *loopValues) formExpr(f analysis.Affine) *expr {
 				atom = lv.node(ir.OpParam, ir.Int64, ir.Invalid, int64(x.Index))
 			case x.Kind == analysis.Len:
 				atom = lv.node(ir.OpParamLen, ir.Int64, ir.Invalid, int64(x.Index))
+			case x.Kind == analysis.Value && lv.setBefore(x):
+				atom = &expr{leaf: ir.R(x.Reg), key: fmt.Sprintf("r%d", x.Reg)}
 			default:
 				return nil
 			}
@@ -92,6 +96,19 @@ func (lv *loopValues) combine(op ir.Op, x, y *expr) *expr {
 		return y
 	}
 	return lv.node(op, ir.Int64, ir.Invalid, 0, x, y)
+}
+
+// setBefore reports whether the value x is what its register holds
+// wherever the loop runs: a 64-bit signed register that one instruction
+// assigns, once in the task, outside the loop and before it. The counts
+// of a collapsed nest's levels are such values, as m/128 is for the
+// blocks of qd.Blocks(m / 128): the level's index is below the count,
+// which only the division's register names.
+func (lv *loopValues) setBefore(x analysis.Atom) bool {
+	if lv.t.Regs[x.Reg] != ir.Int64 || len(lv.defs[x.Reg]) > 0 || len(lv.facts.Defs(x.Reg)) != 1 {
+		return false
+	}
+	return !lv.lp.Has(x.Site.Block) && lv.dom[lv.lp.Header].Has(x.Site.Block)
 }
 
 // paramType is the type the task reads scalar parameter i as.

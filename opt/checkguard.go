@@ -148,8 +148,9 @@ func (g *guard) within(last ir.Arg, a uint64, room ir.Arg) {
 	g.require(ir.OpLe, span, room)
 }
 
-// lastStep returns the number of steps of the counter from its first
-// value to its last below the limit l: limit-1-first. The limit must lie
+// lastStep returns how far the counter goes from its first value to its
+// last below the limit l: limit-1-first, less what falls short of a whole
+// step. The limit must lie
 // in [-2^62, 2^62], so that the counter, below it and advancing by less
 // than 2^42, never wraps around.
 func (g *guard) lastStep(l *limit) ir.Arg {
@@ -164,6 +165,12 @@ func (g *guard) lastStep(l *limit) ir.Arg {
 	}
 	g.require(ir.OpLe, g.emit(ir.OpAdd, ir.Uint64, bound, word(1<<62)), word(1<<63))
 	m := g.emit(ir.OpSub, ir.Uint64, g.emit(ir.OpSub, ir.Uint64, bound, word(1)), g.unsigned(first))
+	if step := g.lv.step; step.Imm && step.Bits > 1 {
+		// The counter moves by whole steps from its first value: for
+		// i := 0; i < n; i += 8 reads s[i+7] up to s[n-1] where 8
+		// divides n, not s[n+6].
+		m = g.emit(ir.OpSub, ir.Uint64, m, g.emit(ir.OpRem, ir.Uint64, m, word(step.Bits)))
+	}
 	g.values[key] = m
 	return m
 }

@@ -53,6 +53,12 @@ func (lv *loopValues) structuralSpan(v *expr, need *[]*expr) span {
 	if v.division != nil && v.division.typ == ir.Int64 && lv.divide {
 		return lv.quotientSpan(v.division, need)
 	}
+	if v.op == ir.OpMove && v.typ == ir.Int64 {
+		// A copy is bounded as what it copies: ir/analysis knows a row
+		// by*128+ty, copied, only by numbers, where its parts have
+		// bounds by the nest's counts.
+		return lv.spanOf(v.args[0], need)
+	}
 	if v.op == ir.OpInvalid || v.typ != ir.Int64 || len(v.args) != 2 {
 		return lv.analysed(v)
 	}
@@ -207,8 +213,24 @@ func (lv *loopValues) counterSpan(need *[]*expr) span {
 	l := lv.below
 	first := &expr{counter: true, key: "counter", variant: true}
 	bound := lv.node(ir.OpAdd, ir.Int64, ir.Invalid, 0, l.bound, lv.constantOf(ir.Int64, l.offset-1))
-	*need = append(*need, lv.node(ir.OpLe, ir.Uint64, ir.Invalid, 0,
-		lv.node(ir.OpAdd, ir.Uint64, ir.Invalid, 0, lv.unsigned(l.bound), lv.constantOf(ir.Uint64, 1<<62)),
-		lv.constantOf(ir.Uint64, 1<<63)))
+	*need = append(*need, lv.within62(l.bound))
+	if step := lv.step.Bits; step > 1 {
+		// The counter's last value is a whole number of steps from its
+		// first: k0 < k by 8 ends at k-8 where 8 divides k, and a[k0+7]
+		// stays below k there, as k-1+7 would not. With the first value
+		// in [-2^62, 2^62] too, the difference cannot wrap around, and a
+		// bound below the first value makes no step at all.
+		by := lv.constantOf(ir.Int64, step)
+		steps := lv.node(ir.OpDiv, ir.Int64, ir.Invalid, 0, lv.node(ir.OpSub, ir.Int64, ir.Invalid, 0, bound, first), by)
+		bound = lv.node(ir.OpAdd, ir.Int64, ir.Invalid, 0, first, lv.node(ir.OpMul, ir.Int64, ir.Invalid, 0, steps, by))
+		*need = append(*need, lv.within62(first))
+	}
 	return span{first, lv.node(ir.OpMax, ir.Int64, ir.Invalid, 0, first, bound)}
+}
+
+// within62 is the condition that x lies in [-2^62, 2^62].
+func (lv *loopValues) within62(x *expr) *expr {
+	return lv.node(ir.OpLe, ir.Uint64, ir.Invalid, 0,
+		lv.node(ir.OpAdd, ir.Uint64, ir.Invalid, 0, lv.unsigned(x), lv.constantOf(ir.Uint64, 1<<62)),
+		lv.constantOf(ir.Uint64, 1<<63))
 }

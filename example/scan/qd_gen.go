@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "691bcbec2e825be2862e9dfddfae8775adb88ce868e0b0ddc5b1eb0f7f822d92"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "2e03fa4ae6deca5e4fb1fceea65ef5f72987cac1089ae1e5b3e5beaa0142d76f"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "ed3ff8237a23de8f4baf16a4531fc61347b76f7a00e933914ecdfeb58c0a6b52"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d2c6f982c307036dac834b5feb5748871833015ce817920bc231e22d04d55b24"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

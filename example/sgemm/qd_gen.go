@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "19f4d371e6fa659330fd7e0e08c5e4ef6d42c14fc40d85f31d46809a896ee506"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f3994ddfe32c824e4d6fdadad2e7238e6323d36847b700e612a2d16becf05564"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "41194e68a4bed24ffa9dde821ed608fd66dfa5cc79964af8b6fd999de44fe98b"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "e6506bc85c76647e514aba7f943e2d06897a3d8d5fbeb35a636c1fad9cd6d0ad"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -30,6 +30,8 @@ type Analysis struct {
 	idoms     []int
 	ivOf      map[ir.Reg][]*IndVar
 	fromCount map[Site]bool // GridShared's memo
+	// ignore reports the blocks whose checks give no facts (NewIgnoringChecks).
+	ignore func(block int) bool
 }
 
 type key struct {
@@ -43,10 +45,19 @@ type resolved struct {
 }
 
 // New analyses t.
-func New(t *ir.Task) *Analysis {
+func New(t *ir.Task) *Analysis { return NewIgnoringChecks(t, nil) }
+
+// NewIgnoringChecks analyses t as New does, but takes no facts from the
+// checks of the blocks that ignore reports (nil: none). A pass that
+// decides a loop's checks before the loop, and removes them from it, must
+// not bound their indices by those checks: after s[i] is checked, i+16 is
+// at most len(s)+15 in its own check's eyes, a bound that the test before
+// the loop could never pass.
+func NewIgnoringChecks(t *ir.Task, ignore func(block int) bool) *Analysis {
 	a := &Analysis{Task: t, Dom: t.Dominators(), Preds: t.Preds(),
 		defsOf: map[ir.Reg][]int{}, memo: map[key]resolved{}, busy: map[key]bool{},
-		rangeMemo: map[key]interval{}, facts: map[int][]Fact{}, ivOf: map[ir.Reg][]*IndVar{}}
+		rangeMemo: map[key]interval{}, facts: map[int][]Fact{}, ivOf: map[ir.Reg][]*IndVar{},
+		ignore: ignore}
 	a.findDefs()
 	a.findLoops()
 	// Every loop's variables are known before any start, test or range is

@@ -157,7 +157,7 @@ func (f Fact) negate() Fact {
 // terminator, which is where Range reads them only if the site is after
 // them; checks of b itself are left out for simplicity unless b != d).
 func (a *Analysis) checkFacts(d, b int) []Fact {
-	if d == b || !a.loopsWithin(d, b) {
+	if d == b || !a.loopsWithin(d, b) || a.ignore != nil && a.ignore(d) {
 		return nil
 	}
 	var fs []Fact
