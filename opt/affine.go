@@ -2,175 +2,46 @@ package opt
 
 import (
 	"math/bits"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/analysis"
 )
 
-// linear is a sum of terms coefficient·atom over the integers modulo 2^64,
-// in which 64-bit integer arithmetic wraps. An atom names a product of
-// loop-invariant values by their keys; the atom "" is 1.
-type linear map[string]uint64
-
 // affine is coef·counter + base: a value that grows with a loop's counter
-// by the same amount, coef, in every iteration.
-type affine struct{ coef, base linear }
+// by the same amount, coef, in every iteration. Both are forms of
+// ir/analysis that the loop does not change.
+type affine struct{ coef, base analysis.Affine }
 
-// maxTerms bounds the terms of a linear form, which products multiply.
-const maxTerms = 16
+// analysis returns ir/analysis's results for the task, made when first
+// asked for: a loop's values are read before the pass changes the task.
+func (lv *loopValues) analysis() *analysis.Analysis {
+	if lv.facts == nil {
+		lv.facts = analysis.New(lv.t)
+	}
+	return lv.facts
+}
 
-// affineOf writes v as an affine form of the loop's counter, if it is one:
-// built from the counter and invariants by 64-bit additions,
-// subtractions, negations, multiplications and left shifts by constants,
-// where no product multiplies the counter by itself.
-func affineOf(v *expr) (affine, bool) {
-	switch {
-	case v.unknown:
-		return affine{}, false
-	case v.counter:
-		return affine{coef: linear{"": 1}, base: linear{}}, true
-	case v.constant:
-		return affine{coef: linear{}, base: linear{"": v.leaf.Bits}}, true
-	case !v.variant && (v.op == ir.OpInvalid || !isWord(v.typ) || !linearOp(v)):
-		return affine{coef: linear{}, base: linear{v.key: 1}}, !v.opaque
-	case !isWord(v.typ):
+// affineAt writes what a holds at p as an affine form of the loop's
+// counter, if it is one: ir/analysis's form of it, split by the counter,
+// whose coefficient and rest the loop does not change.
+func (lv *loopValues) affineAt(a ir.Arg, p site) (affine, bool) {
+	an := lv.analysis()
+	lp := an.LoopAt(lv.lp.Header)
+	f, ok := an.AffineOf(a, analysis.Site{Block: p.block, At: p.at})
+	if !ok || lp == nil {
 		return affine{}, false
 	}
-	args := make([]affine, len(v.args))
-	for i, a := range v.args {
-		var ok bool
-		if args[i], ok = affineOf(a); !ok {
+	form := affine{base: f}
+	if iv := lp.IndVar(lv.counter); iv != nil {
+		if form.coef, form.base, ok = f.Split(iv.Atom()); !ok {
 			return affine{}, false
 		}
 	}
-	switch v.op {
-	case ir.OpMove:
-		return args[0], true
-	case ir.OpConvert:
-		return args[0], isWord(v.from)
-	case ir.OpNeg:
-		return affine{scale(args[0].coef, ^uint64(0)), scale(args[0].base, ^uint64(0))}, true
-	case ir.OpAdd:
-		return affine{add(args[0].coef, args[1].coef, 1), add(args[0].base, args[1].base, 1)}, true
-	case ir.OpSub:
-		return affine{add(args[0].coef, args[1].coef, ^uint64(0)), add(args[0].base, args[1].base, ^uint64(0))}, true
-	case ir.OpShl:
-		count, ok := args[1].base[""]
-		if !v.args[1].constant || !ok {
-			return affine{}, false
-		}
-		factor := uint64(0)
-		if count < 64 {
-			factor = 1 << count
-		}
-		return affine{scale(args[0].coef, factor), scale(args[0].base, factor)}, true
-	case ir.OpMul:
-		x, y := args[0], args[1]
-		if len(x.coef) > 0 {
-			x, y = y, x
-		}
-		if len(x.coef) > 0 {
-			return affine{}, false // the counter squared
-		}
-		coef, ok1 := product(x.base, y.coef)
-		base, ok2 := product(x.base, y.base)
-		return affine{coef, base}, ok1 && ok2
-	}
-	return affine{}, false
+	return form, an.Invariant(form.coef, lp) && an.Invariant(form.base, lp)
 }
 
-func isWord(t ir.Type) bool { return t == ir.Int64 || t == ir.Uint64 }
-
-// linearOp reports whether affineOf looks into v rather than taking it
-// as an atom when it does not depend on the counter.
-func linearOp(v *expr) bool {
-	switch v.op {
-	case ir.OpMove, ir.OpNeg, ir.OpAdd, ir.OpSub, ir.OpMul:
-		return true
-	case ir.OpConvert:
-		return isWord(v.from)
-	case ir.OpShl:
-		return v.args[1].constant
-	}
-	return false
-}
-
-func scale(l linear, c uint64) linear {
-	out := linear{}
-	for k, x := range l {
-		if x*c != 0 {
-			out[k] = x * c
-		}
-	}
-	return out
-}
-
-func add(a, b linear, sign uint64) linear {
-	out := linear{}
-	for k, x := range a {
-		out[k] = x
-	}
-	for k, x := range b {
-		if s := out[k] + sign*x; s != 0 {
-			out[k] = s
-		} else {
-			delete(out, k)
-		}
-	}
-	return out
-}
-
-func product(a, b linear) (linear, bool) {
-	out := linear{}
-	for ka, xa := range a {
-		for kb, xb := range b {
-			k := atomProduct(ka, kb)
-			if s := out[k] + xa*xb; s != 0 {
-				out[k] = s
-			} else {
-				delete(out, k)
-			}
-		}
-	}
-	return out, len(out) <= maxTerms
-}
-
-// atomProduct names the product of two atoms, whatever their order.
-func atomProduct(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	factors := append(strings.Split(a, " * "), strings.Split(b, " * ")...)
-	sort.Strings(factors)
-	return strings.Join(factors, " * ")
-}
-
-// key names l's atoms and their coefficients, leaving out the constant term.
-func (l linear) key() string {
-	var terms []string
-	for k, x := range l {
-		if k != "" {
-			terms = append(terms, k+"="+strconv.FormatUint(x, 10))
-		}
-	}
-	sort.Strings(terms)
-	return strings.Join(terms, " + ")
-}
-
-// constant returns l's value when l has no atom but 1.
-func (l linear) constant() (uint64, bool) {
-	for k := range l {
-		if k != "" {
-			return 0, false
-		}
-	}
-	return l[""], true
-}
+// varies reports whether the form depends on the counter.
+func (f affine) varies() bool { return len(f.coef.Terms) > 0 || f.coef.Const != 0 }
 
 // rangeOf returns the largest value v can hold when v is known to lie in
 // [0, that value], read as a 64-bit signed integer: an unsigned integer

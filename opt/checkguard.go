@@ -113,20 +113,20 @@ func (g *guard) decide(c hoistedCheck) {
 	}
 	index := g.unsigned(g.compute(c.index, first, "first"))
 	g.require(ir.OpLt, index, length) // then index < 2^63, and length-1-index does not wrap
-	if len(c.form.coef) == 0 {
+	if !c.form.varies() {
 		return
 	}
 	// The index moves by a in each step of the counter, over last steps
 	// at most, and must stay in [0, length).
 	last := g.lastStep(c.limit)
-	a, constant := c.form.coef.constant()
-	if constant && int64(a) < 0 {
-		g.within(last, -a, index)
+	a, constant := c.form.coef.IsConst()
+	if constant && a < 0 {
+		g.within(last, uint64(-a), index)
 		return
 	}
 	above := g.emit(ir.OpSub, ir.Uint64, g.emit(ir.OpSub, ir.Uint64, length, word(1)), index)
 	if constant {
-		g.within(last, a, above)
+		g.within(last, uint64(a), above)
 	} else {
 		// a is known only at run time: as the index's growth from the
 		// first iteration to the next. A negative one, read as unsigned,

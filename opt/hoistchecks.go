@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/analysis"
 )
 
 // HoistChecks takes index checks out of loops. A check in a loop compares
@@ -188,9 +189,10 @@ func (lv *loopValues) decidableChecks() []hoistedCheck {
 			if !c.length.invariant() {
 				continue
 			}
-			form, ok := affineOf(c.index)
+			form, ok := lv.affineAt(in.Args[0], p)
+			ok = ok && !c.index.opaque // the guard computes the index
 			switch {
-			case ok && len(form.coef) == 0:
+			case ok && !form.varies():
 				c.form = form
 			case ok:
 				if c.limit = lv.counterLimit(tests, p); c.limit == nil {
@@ -225,7 +227,11 @@ type exitTest struct {
 
 // exitTests finds the tests of the counter against an invariant bound
 // that every iteration which goes on to the next runs: <, and <= read as
-// < with the offset one less.
+// < with the offset one less. The counter's side is read by ir/analysis;
+// the bound need only be computable before the loop, and one that the
+// loop computes from invariants, as min((c+1)*chunk, len(x)) is until
+// invariants leave the loop, is no bound of the induction variable's
+// Tests, which want one the loop does not assign.
 func (lv *loopValues) exitTests() []exitTest {
 	if lv.counter == ir.NoReg {
 		return nil
@@ -238,26 +244,26 @@ func (lv *loopValues) exitTests() []exitTest {
 			continue
 		}
 		c := lv.resolve(term.Cond, site{bi, len(b.Instrs)})
-		if c.typ != ir.Int64 || c.op != ir.OpLt && c.op != ir.OpGt && c.op != ir.OpLe && c.op != ir.OpGe {
+		if c.origin == nil || c.typ != ir.Int64 || c.op != ir.OpLt && c.op != ir.OpGt && c.op != ir.OpLe && c.op != ir.OpGe {
 			continue
 		}
-		x, bound := c.args[0], c.args[1]
+		x, bound := 0, 1
 		if c.op == ir.OpGt || c.op == ir.OpGe {
 			x, bound = bound, x
 		}
-		form, ok := affineOf(x)
-		if !ok || !bound.invariant() {
+		form, ok := lv.affineAt(lv.instr(*c.origin).Args[x], *c.origin)
+		if !ok || !c.args[bound].invariant() {
 			continue
 		}
-		if a, ok := form.coef.constant(); !ok || a != 1 {
+		if a, ok := form.coef.IsConst(); !ok || a != 1 {
 			continue
 		}
-		offset, ok := form.base.constant()
+		offset, ok := form.base.IsConst()
 		if c.op == ir.OpLe || c.op == ir.OpGe {
 			offset-- // counter+offset <= bound: counter+offset-1 < bound, as k <= i is k < i+1
 		}
-		if ok && offset+1<<32 <= 1<<33 {
-			tests = append(tests, exitTest{block: bi, stay: term.Succs[0], offset: offset, bound: bound})
+		if ok && uint64(offset)+1<<32 <= 1<<33 {
+			tests = append(tests, exitTest{block: bi, stay: term.Succs[0], offset: uint64(offset), bound: c.args[bound]})
 		}
 	}
 	return tests
@@ -298,10 +304,8 @@ func groupChecks(checks []hoistedCheck) [][]hoistedCheck {
 			}
 			continue
 		}
-		key := c.length.key + "|" + c.form.coef.key() + "|" + c.form.base.key()
-		if a, ok := c.form.coef.constant(); ok {
-			key += "|" + strconv.FormatUint(a, 10)
-		}
+		variable := analysis.Affine{Terms: c.form.base.Terms} // the base less its constant
+		key := c.length.key + "|" + c.form.coef.String() + "|" + variable.String()
 		if c.limit != nil {
 			key += "|" + c.limit.bound.key + "|" + strconv.FormatUint(c.limit.offset, 10)
 		}
@@ -323,10 +327,10 @@ func groupChecks(checks []hoistedCheck) [][]hoistedCheck {
 			}
 			continue
 		}
-		if int64(c.form.base[""]) < int64(g.low.form.base[""]) {
+		if c.form.base.Const < g.low.form.base.Const {
 			g.low = c
 		}
-		if int64(c.form.base[""]) > int64(g.high.form.base[""]) {
+		if c.form.base.Const > g.high.form.base.Const {
 			g.high = c
 		}
 	}

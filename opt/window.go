@@ -33,7 +33,7 @@ import (
 // counter, affine with a coefficient of 1 or -1, and the rest.
 func windowChecks(checks []hoistedCheck) (window, rest []hoistedCheck) {
 	for _, c := range checks {
-		if a, ok := c.form.coef.constant(); ok && !c.divisor && !c.ranged && c.bounds == nil && len(c.form.coef) > 0 && (a == 1 || a == ^uint64(0)) {
+		if a, ok := c.form.coef.IsConst(); ok && !c.divisor && !c.ranged && c.bounds == nil && c.form.varies() && (a == 1 || a == -1) {
 			window = append(window, c)
 		} else {
 			rest = append(rest, c)
@@ -141,7 +141,7 @@ func (g *guard) window(checks []hoistedCheck) (lo, hi ir.Arg) {
 			g.require(ir.OpLe, g.unsigned(length), word(1<<61))
 		}
 		var l, h ir.Arg
-		if a, _ := c.form.coef.constant(); a == 1 {
+		if a, _ := c.form.coef.IsConst(); a == 1 {
 			// 0 ≤ counter + b < length
 			l = g.emit(ir.OpNeg, ir.Int64, b)
 			h = g.emit(ir.OpSub, ir.Int64, length, b)

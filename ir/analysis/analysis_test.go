@@ -109,3 +109,68 @@ b0:
 		}
 	}
 }
+
+// TestInvariant checks which forms a loop does not change: parameters,
+// lengths and values assigned before it, but not its counter or a value
+// it assigns, and an outer loop's counter only in the inner loop.
+func TestInvariant(t *testing.T) {
+	ks, err := ir.Parse(`kernel Rows(out []i64, n i64)
+
+task Rows_0 serial
+b0:
+	r0 = base out
+	r1 = len out
+	r2 = param.i64 n
+	r3 = load.i64 r0
+	r4 = move.i64 0
+	jump b1
+b1: # for i := 0; i < n; i++
+	r5 = lt.i64 r4, r2
+	branch r5, b2, b6
+b2:
+	r6 = move.i64 0
+	jump b3
+b3: # for j := 0; j < n; j++
+	r7 = lt.i64 r6, r2
+	branch r7, b4, b5
+b4:
+	r8 = load.i64 r0
+	r6 = add.i64 r6, 1
+	jump b3
+b5:
+	r4 = add.i64 r4, 1
+	jump b1
+b6:
+	return
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	an := analysis.New(ks[0].Bodies()[0])
+	outer, inner := an.LoopAt(1), an.LoopAt(3)
+	form := func(r ir.Reg, b, at int) analysis.Affine {
+		f, ok := an.AffineOf(ir.R(r), analysis.Site{Block: b, At: at})
+		if !ok {
+			t.Fatalf("r%d has no form at b%d.%d", r, b, at)
+		}
+		return f
+	}
+	for _, c := range []struct {
+		name         string
+		f            analysis.Affine
+		outer, inner bool
+	}{
+		{"n+len(out)", form(2, 4, 1).Add(form(1, 4, 1)), true, true},
+		{"a load before the loops", form(3, 4, 1), true, true},
+		{"a load in the inner loop", form(8, 4, 1), false, false},
+		{"i", form(4, 4, 1), false, true},
+		{"j", form(6, 4, 1), false, false},
+	} {
+		if got := an.Invariant(c.f, outer); got != c.outer {
+			t.Errorf("%s (%v) invariant in the outer loop: got %v", c.name, c.f, got)
+		}
+		if got := an.Invariant(c.f, inner); got != c.inner {
+			t.Errorf("%s (%v) invariant in the inner loop: got %v", c.name, c.f, got)
+		}
+	}
+}

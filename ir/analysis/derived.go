@@ -43,7 +43,7 @@ func (a *Analysis) affineIn(f Affine, lp *Loop) bool {
 	rest := f
 	for _, iv := range lp.IndVars {
 		coeff, r, ok := rest.Split(iv.Atom())
-		if !ok || !a.invariant(coeff, lp) {
+		if !ok || !a.Invariant(coeff, lp) {
 			return false
 		}
 		if len(coeff.Terms) > 0 || coeff.Const != 0 {
@@ -51,5 +51,5 @@ func (a *Analysis) affineIn(f Affine, lp *Loop) bool {
 		}
 		rest = r
 	}
-	return found && a.invariant(rest, lp)
+	return found && a.Invariant(rest, lp)
 }

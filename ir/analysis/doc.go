@@ -44,6 +44,10 @@
 // mask). Forms of narrower types stand only where their range proves
 // that the IR's arithmetic in that type does not wrap. Affine has Add,
 // Sub, Scale, Mul, Split (coeff·x + rest), Coeff, IsConst and Equal.
+// Invariant(f, lp) tells a form the same in every iteration of lp: one
+// that holds no counter of lp or of a loop in it, and no value lp
+// assigns, as the coefficient and the rest of an index split by lp's
+// counter must be for a pass to bound the index before the loop.
 //
 // # Ranges
 //

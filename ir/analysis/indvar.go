@@ -376,7 +376,7 @@ func (a *Analysis) findExit(iv *IndVar) {
 			}
 		}
 		coeff, off, ok := x.Split(counter)
-		if k, isConst := coeff.IsConst(); !ok || !isConst || k != 1 || !a.invariant(off, lp) || !a.invariant(y, lp) {
+		if k, isConst := coeff.IsConst(); !ok || !isConst || k != 1 || !a.Invariant(off, lp) || !a.Invariant(y, lp) {
 			continue
 		}
 		if !lp.Has(term.Succs[0]) { // the loop stays while the test fails
@@ -413,9 +413,9 @@ func negateOp(op ir.Op) ir.Op {
 	return ir.OpEq
 }
 
-// invariant reports whether f has the same value in every iteration of
+// Invariant reports whether f has the same value in every iteration of
 // lp: it holds no counter of lp or a loop in it, and no value lp assigns.
-func (a *Analysis) invariant(f Affine, lp *Loop) bool {
+func (a *Analysis) Invariant(f Affine, lp *Loop) bool {
 	return !f.Has(func(x Atom) bool {
 		switch x.Kind {
 		case Counter:
