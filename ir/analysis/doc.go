@@ -26,7 +26,10 @@
 // Start (or, for a counter that goes up from where other loops left it,
 // Least: a form no value on entry is below), its ExitTest (counter +
 // Offset Op Bound, for lt, le, gt, ge and ne), whether it provably never wraps (NoWrap), and then its symbolic
-// TripCount. Loop.Derived are the registers the loop assigns an affine
+// TripCount. Reach bounds every value a counter takes by its exit test
+// (i < n stepping by 4 stays at most n + 3), and ClimbsBelow tells a
+// counter that cannot wrap while its start and bound are at most a value,
+// which a test before the loop may show. Loop.Derived are the registers the loop assigns an affine
 // function of its counters; Loop.IndVar(r) finds a basic one.
 // GridShared(lp) tells a loop whose iterations the grid's threads share:
 // one that steps a register by a value computed from the thread count, a
@@ -53,7 +56,8 @@
 // gets i+1 <= j <= n-1). They come from the comparisons that dominate the
 // site (Facts: branch conditions, and index and slice checks that passed;
 // x != e moves a bound that is e past it, i >= 1 in the else of i == 0),
-// from counters' starts, from min and max, masks, shifts, remainders,
+// from counters' starts, from min and max (a bound that holds one holds
+// its operands too: j < min((i+1)*chunk, len(x)) gives j <= len(x) - 1), masks, shifts, remainders,
 // xor and or of values of known width, conversions, and from the
 // hardware's limits on values known at launch (MaxLen, MaxThreads).
 //
