@@ -114,13 +114,6 @@ func (a *Analysis) FormRange(f Affine, s Site) Range {
 			}
 		}
 	}
-	// Mins and maxes replaced by their operands.
-	for _, g := range a.throughMinMax(r.Upper, true, s) {
-		addBound(&r.Upper, g)
-	}
-	for _, g := range a.throughMinMax(r.Lower, false, s) {
-		addBound(&r.Lower, g)
-	}
 	for _, g := range r.Upper {
 		if c, ok := g.IsConst(); ok {
 			r.Max = min(r.Max, c)
