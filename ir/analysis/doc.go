@@ -56,8 +56,7 @@
 // gets i+1 <= j <= n-1). They come from the comparisons that dominate the
 // site (Facts: branch conditions, and index and slice checks that passed;
 // x != e moves a bound that is e past it, i >= 1 in the else of i == 0),
-// from counters' starts, from min and max (a bound that holds one holds
-// its operands too: j < min((i+1)*chunk, len(x)) gives j <= len(x) - 1), masks, shifts, remainders,
+// from counters' starts, from min and max, masks, shifts, remainders,
 // xor and or of values of known width, conversions, and from the
 // hardware's limits on values known at launch (MaxLen, MaxThreads).
 //
