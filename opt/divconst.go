@@ -18,7 +18,6 @@ import (
 // bytes, is divided in 32 bits, where the multiplication is one instruction
 // instead of several.
 func DivideByConstants(t *ir.Task) {
-	preds := t.Preds()
 	nonneg := nonNegativeDividends(t)
 	fits := dividendsIn32Bits(t)
 	for bi, b := range t.Blocks {
@@ -30,7 +29,7 @@ func DivideByConstants(t *ir.Task) {
 				changed = true
 				continue
 			}
-			if seq, ok := narrowDivision(t, preds, in, site{bi, i}, fits[site{bi, i}]); ok {
+			if seq, ok := narrowDivision(t, in, fits[site{bi, i}]); ok {
 				out = append(out, seq...)
 				changed = true
 				continue
@@ -76,7 +75,7 @@ func (s *seq) shift(op ir.Op, typ ir.Type, x ir.Arg, n int) ir.Arg {
 
 // narrowDivision divides a 64-bit integer in [0, 2^32) by a constant in
 // (0, 2^32) in 32 unsigned bits, where signed and unsigned division agree.
-func narrowDivision(t *ir.Task, preds [][]int, in ir.Instr, at site, fits bool) ([]ir.Instr, bool) {
+func narrowDivision(t *ir.Task, in ir.Instr, fits bool) ([]ir.Instr, bool) {
 	typ, u := in.Type, ir.Uint32
 	if in.Op != ir.OpDiv && in.Op != ir.OpRem || !typ.IsInteger() || typ.Bits() != 64 || !in.Args[1].Imm || in.Args[0].Imm {
 		return nil, false
@@ -85,7 +84,7 @@ func narrowDivision(t *ir.Task, preds [][]int, in ir.Instr, at site, fits bool) 
 	if c == 0 || c >= 1<<32 {
 		return nil, false
 	}
-	if m, ok := largestAt(t, preds, in.Args[0], at, 0); !fits && (!ok || m >= 1<<32) {
+	if !fits {
 		return nil, false
 	}
 	s := &seq{t: t}
@@ -103,8 +102,9 @@ func narrowDivision(t *ir.Task, preds [][]int, in ir.Instr, at site, fits bool) 
 
 // dividendsIn32Bits finds the 64-bit divisions and remainders by
 // constants whose dividend the range analysis bounds in [0, 2^32) where
-// they are: e/w in for e := t; e < w*w; e += n, with t a thread's index.
-// They are all found before any changes the task.
+// they are: e/w in for e := t; e < w*w; e += n, with t a thread's index,
+// and a sum of nine bytes that a fully unrolled loop accumulates in one
+// register, which is at most 2295. They are all found before any changes the task.
 func dividendsIn32Bits(t *ir.Task) map[site]bool {
 	var an *analysis.Analysis
 	fits := map[site]bool{}

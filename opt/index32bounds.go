@@ -385,31 +385,24 @@ func (bb *boundsBuilder) upper(x analysis.Atom, s analysis.Site, static analysis
 	return placeholder, false
 }
 
-// exitBound bounds every value of a counter that goes up by a constant
-// and leaves its loop when counter + c < bound fails, tested in every
-// iteration: a value that passed the test is at most bound - 1 - c, the
-// value after it one step more, and the first is the start. A loop
-// whose test is at its bottom has no comparison that holds in its body.
+// exitBound bounds every value of a counter that goes up by its exit
+// test (analysis.IndVar.Reach): the larger of its start and the bound
+// plus how far past it the counter goes. A loop whose test is at its
+// bottom has no comparison that holds in its body.
 func (bb *boundsBuilder) exitBound(iv *analysis.IndVar, s analysis.Site) (ir.Arg, bool) {
-	e := iv.Exit
-	if e == nil || !e.Every || e.Type != ir.Int64 {
-		return placeholder, false
-	}
-	strict, ok := factStrictness(e.Op)
-	offset, constOffset := e.ConstOffset()
-	step, constStep := iv.Step.IsConst()
-	if !ok || e.Op == ir.OpEq || !constOffset || !constStep || !fitsInt32(offset) || !fitsInt32(step) {
+	bound, past, ok := iv.Reach()
+	if !ok || iv.Type != ir.Int64 || past < -1<<32 || past > 1<<32 {
 		return placeholder, false
 	}
 	start, ok := bb.form(iv.Start, s)
 	if !ok {
 		return placeholder, false
 	}
-	bound, ok := bb.form(e.Bound, s)
+	b, ok := bb.form(bound, s)
 	if !ok {
 		return placeholder, false
 	}
-	last := bb.arith(ir.OpAdd, bound.hi, ir.Imm(ir.Int64, uint64(step-strict-offset)))
+	last := bb.arith(ir.OpAdd, b.hi, ir.Imm(ir.Int64, uint64(past)))
 	return bb.arith(ir.OpMax, start.hi, last), true
 }
 
@@ -439,17 +432,10 @@ func (bb *boundsBuilder) lower(x analysis.Atom, s analysis.Site, static analysis
 
 // boundedExit reports whether a counter that goes up cannot wrap once
 // the test holds: a grid-stride loop's, whose step is the thread count.
-// Its exit test runs in every iteration and keeps it below a bound that
-// the test checks fits in int32, and its step is below 2^62, so no sum
-// of a counter that passed the test and the step overflows.
+// The test checks that its start and its exit test's bound fit in
+// int32, below which it climbs without wrapping (ClimbsBelow).
 func (bb *boundsBuilder) boundedExit(iv *analysis.IndVar, s analysis.Site) bool {
-	e := iv.Exit
-	if e == nil || !e.Every || e.Type != ir.Int64 || e.Op != ir.OpLt && e.Op != ir.OpLe {
-		return false
-	}
-	offset, ok := e.ConstOffset()
-	step := bb.an.FormRange(iv.Step, s)
-	return ok && fitsInt32(offset) && step.Min > 0 && step.Max < 1<<62 && bb.fits(e.Bound, s)
+	return iv.Type == ir.Int64 && bb.an.ClimbsBelow(iv, maxInt32) && bb.fits(iv.Exit.Bound, s)
 }
 
 // factStrictness is what a fact X Op Y subtracts from Y to bound X.

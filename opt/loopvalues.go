@@ -98,12 +98,7 @@ func newLoopValues(t *ir.Task, lp *ir.Loop, dom []ir.BlockSet) *loopValues {
 	if counter == nil {
 		return lv
 	}
-	sum := an.Instr(counter.Sum)
-	lv.counter, lv.advance = counter.Reg, site{lv.latch, counter.Update.At + 1}
-	lv.step = sum.Args[1]
-	if sum.Args[1] == ir.R(counter.Reg) {
-		lv.step = sum.Args[0]
-	}
+	lv.counter, lv.advance, lv.step = counter.Reg, site{lv.latch, counter.Update.At + 1}, counter.StepArg
 	return lv
 }
 

@@ -69,11 +69,7 @@ func reduceLoop(t *ir.Task, lp *ir.Loop) {
 			iv.Sum != iv.Update && !single[sum.Dst] {
 			continue
 		}
-		step := sum.Args[1]
-		if step == ir.R(iv.Reg) {
-			step = sum.Args[0]
-		}
-		ivs[iv.Reg] = inductionVariable{reg: iv.Reg, step: step, latch: latch, at: iv.Update.At}
+		ivs[iv.Reg] = inductionVariable{reg: iv.Reg, step: iv.StepArg, latch: latch, at: iv.Update.At}
 	}
 	if len(ivs) == 0 {
 		return

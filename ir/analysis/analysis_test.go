@@ -174,3 +174,35 @@ b6:
 		}
 	}
 }
+
+// TestClimbsBelow checks which grid-stride counters of testdata/reach.ir
+// climb without wrapping while their bound is at most 2^31-1: a signed
+// one does, an unsigned one, which a wrapped value would pass the test
+// of, does not.
+func TestClimbsBelow(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("testdata", "reach.ir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := ir.Parse(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"Grid_0": true, "Unsigned_0": false, "Strided_0": true}
+	for _, k := range ks {
+		for _, task := range k.Bodies() {
+			w, ok := want[task.Name]
+			if !ok {
+				continue
+			}
+			a := analysis.New(task)
+			iv := a.Loops[0].IndVars[0]
+			if got := a.ClimbsBelow(iv, 1<<31-1); got != w {
+				t.Errorf("%s: ClimbsBelow(2^31-1) = %v, want %v", task.Name, got, w)
+			}
+			if a.ClimbsBelow(iv, 1<<63-1) {
+				t.Errorf("%s: a counter climbs below the end of its type", task.Name)
+			}
+		}
+	}
+}

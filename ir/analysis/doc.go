@@ -26,7 +26,10 @@
 // Start (or, for a counter that goes up from where other loops left it,
 // Least: a form no value on entry is below), its ExitTest (counter +
 // Offset Op Bound, for lt, le, gt, ge and ne), whether it provably never wraps (NoWrap), and then its symbolic
-// TripCount. Loop.Derived are the registers the loop assigns an affine
+// TripCount. Reach bounds every value a counter takes by its exit test
+// (i < n stepping by 4 stays at most n + 3), and ClimbsBelow tells a
+// counter that cannot wrap while its start and bound are at most a value,
+// which a test before the loop may show. Loop.Derived are the registers the loop assigns an affine
 // function of its counters; Loop.IndVar(r) finds a basic one.
 // GridShared(lp) tells a loop whose iterations the grid's threads share:
 // one that steps a register by a value computed from the thread count, a

@@ -116,6 +116,13 @@ func (iv *IndVar) Format(n Names) string {
 			fmt.Fprintf(&b, "/(%s)", n.Form(iv.Trip.Div))
 		}
 	}
+	if bound, past, ok := iv.Reach(); ok {
+		side := "<="
+		if iv.Down() {
+			side = ">="
+		}
+		fmt.Fprintf(&b, " reach %s %s", side, n.Form(bound.Add(Constant(past))))
+	}
 	return b.String()
 }
 
