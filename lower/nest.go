@@ -509,8 +509,7 @@ type nestTiles struct {
 	// h, w, ty, tx in u64; rows and cols the tile counts of the two levels.
 	h, w, ty, tx ir.Arg
 	rows, cols   ir.Arg
-	// h32 is h in u32, which the carry reads: the nest's state is live
-	// across a loop inside it, and a u32 value takes one register.
+	// h32 is h in u32, which the carry widens where it adds it.
 	h32 ir.Arg
 }
 
@@ -560,7 +559,7 @@ func (ts *nestTiles) size(tb *taskBuilder, k int) ir.Arg {
 
 // split computes, in the setup block, each level's first offset for the
 // thread, the offsets' steps and the offsets at which the inner levels
-// wrap, as u64. The block's index numbers the tiles, row by row as the
+// wrap, as u64 (the outermost level does not wrap). The block's index numbers the tiles, row by row as the
 // pairs were numbered, and is split into the levels' tile coordinates,
 // the block count into their steps, with one division per inner level
 // each; the tiled levels' offsets are those times the tile's size, plus
@@ -605,7 +604,7 @@ func (ts *nestTiles) split(tb *taskBuilder, counts []ir.Arg) (idx []ir.Reg, step
 		tb.move(idx[k], at)
 		steps[k] = scale(k, tileStep)
 		wraps[k] = counts[k]
-		if k >= n-2 {
+		if k > 0 && k >= n-2 {
 			wraps[k] = scale(k, tileCounts[k])
 		}
 	}
