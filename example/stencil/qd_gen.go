@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "089c2ee03c7f3fdaba2fdf5db659dc3f0be2c5eeaf8418c340d6699dbba3d9ac"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7f66b40f49c04c7dff3233c3b79c421dc86fd1315387fd4a2d8dc9b89390acf8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "18e696dd844c649c06c772163f2c74c13472b131809d4624608e45a96376307d"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "e2bd9e4885e4ca59f8cccc38a763cef1cadd8f2e769000f36b20eb08bf8d277c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

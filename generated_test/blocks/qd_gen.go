@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9c21de47fbc2bdc011718bf6bf48ff673eed4b0060e8d4cec6301facb04ffd15"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7a266934355335dfa344868114ae90d9cbfe1b577c783f4d6977b8af21314014"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "17aeb1ac6324c5ef79e6213ad020227f55b5c1c19ad463652c332d5552cf73ac"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "da20e7974bc5e398488f9d074cae9966862f7bb8ccd5db5d893f4a56d524beba"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

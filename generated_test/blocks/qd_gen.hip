@@ -3807,16 +3807,10 @@ extern "C" __global__ void __launch_bounds__(64) Gaps_0(char *p0, i64 p1, char *
 	bool r141 = 0, r145 = 0, r147 = 0, r149 = 0, r152 = 0, r154 = 0, r155 = 0, r157 = 0;
 	bool r159 = 0, r161 = 0, r163 = 0, r164 = 0, r165 = 0, r167 = 0, r168 = 0, r169 = 0;
 	bool r170 = 0, r171 = 0, r172 = 0, r173 = 0, r174 = 0, r175 = 0, r187 = 0, r198 = 0;
-	bool r211 = 0, r235 = 0, r242 = 0, r252 = 0, r273 = 0, r280 = 0, r290 = 0, r311 = 0;
-	bool r318 = 0, r328 = 0;
+	bool r211 = 0;
 	i32 r31 = 0, r39 = 0, r68 = 0, r74 = 0, r119 = 0, r125 = 0, r178 = 0, r179 = 0;
 	i32 r180 = 0, r181 = 0, r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0, r202 = 0;
-	i32 r208 = 0, r221 = 0, r222 = 0, r223 = 0, r226 = 0, r227 = 0, r228 = 0, r229 = 0;
-	i32 r230 = 0, r231 = 0, r232 = 0, r233 = 0, r234 = 0, r245 = 0, r250 = 0, r261 = 0;
-	i32 r262 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0, r268 = 0, r269 = 0, r270 = 0;
-	i32 r271 = 0, r272 = 0, r283 = 0, r288 = 0, r299 = 0, r300 = 0, r302 = 0, r303 = 0;
-	i32 r304 = 0, r305 = 0, r306 = 0, r307 = 0, r308 = 0, r309 = 0, r310 = 0, r321 = 0;
-	i32 r326 = 0, r337 = 0, r338 = 0;
+	i32 r208 = 0, r221 = 0, r222 = 0, r223 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0, r15 = 0;
 	i64 r16 = 0, r17 = 0, r18 = 0, r20 = 0, r22 = 0, r24 = 0, r26 = 0, r28 = 0;
 	i64 r29 = 0, r33 = 0, r35 = 0, r36 = 0, r37 = 0, r41 = 0, r43 = 0, r55 = 0;
@@ -3826,30 +3820,23 @@ extern "C" __global__ void __launch_bounds__(64) Gaps_0(char *p0, i64 p1, char *
 	i64 r117 = 0, r121 = 0, r122 = 0, r123 = 0, r127 = 0, r140 = 0, r146 = 0, r148 = 0;
 	i64 r150 = 0, r156 = 0, r158 = 0, r160 = 0, r162 = 0, r166 = 0, r189 = 0, r190 = 0;
 	i64 r191 = 0, r192 = 0, r193 = 0, r195 = 0, r197 = 0, r199 = 0, r200 = 0, r204 = 0;
-	i64 r205 = 0, r206 = 0, r210 = 0, r236 = 0, r237 = 0, r239 = 0, r241 = 0, r243 = 0;
-	i64 r247 = 0, r248 = 0, r274 = 0, r275 = 0, r277 = 0, r279 = 0, r281 = 0, r285 = 0;
-	i64 r286 = 0, r312 = 0, r313 = 0, r315 = 0, r317 = 0, r319 = 0, r323 = 0, r324 = 0;
+	i64 r205 = 0, r206 = 0, r210 = 0;
 	u32 r45 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0;
 	u32 r78 = 0, r79 = 0, r80 = 0, r81 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0;
 	u32 r129 = 0, r130 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0;
 	u32 r176 = 0, r177 = 0, r212 = 0, r213 = 0, r214 = 0, r215 = 0, r216 = 0, r217 = 0;
-	u32 r218 = 0, r219 = 0, r220 = 0, r224 = 0, r225 = 0, r253 = 0, r254 = 0, r255 = 0;
-	u32 r256 = 0, r257 = 0, r258 = 0, r259 = 0, r260 = 0, r263 = 0, r291 = 0, r292 = 0;
-	u32 r293 = 0, r294 = 0, r295 = 0, r296 = 0, r297 = 0, r298 = 0, r301 = 0, r329 = 0;
-	u32 r330 = 0, r331 = 0, r332 = 0, r333 = 0, r334 = 0, r335 = 0, r336 = 0;
+	u32 r218 = 0, r219 = 0, r220 = 0, r224 = 0;
 	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r54 = 0, r86 = 0, r91 = 0;
 	u64 r92 = 0, r93 = 0, r100 = 0, r102 = 0, r105 = 0, r137 = 0, r142 = 0, r143 = 0;
 	u64 r144 = 0, r151 = 0, r153 = 0, r188 = 0;
 	char *r3 = 0, *r19 = 0, *r21 = 0, *r30 = 0, *r32 = 0, *r38 = 0, *r40 = 0, *r60 = 0;
 	char *r62 = 0, *r67 = 0, *r69 = 0, *r73 = 0, *r75 = 0, *r111 = 0, *r113 = 0, *r118 = 0;
 	char *r120 = 0, *r124 = 0, *r126 = 0, *r194 = 0, *r196 = 0, *r201 = 0, *r203 = 0, *r207 = 0;
-	char *r209 = 0, *r238 = 0, *r240 = 0, *r244 = 0, *r246 = 0, *r249 = 0, *r251 = 0, *r276 = 0;
-	char *r278 = 0, *r282 = 0, *r284 = 0, *r287 = 0, *r289 = 0, *r314 = 0, *r316 = 0, *r320 = 0;
-	char *r322 = 0, *r325 = 0, *r327 = 0;
+	char *r209 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 247 "blocks.go"
-	r4 = p1; r2 = r4; r1 = r2 >> 6; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b55; r9 = (i64)blockIdx.x; r169 = r9 >= (-2147483648ll); r170 = r9 <= 2147483647ll; r8 = (u64)r9; r10 = (i64)gridDim.x; r86 = (u64)r4; r103 = 281474976710655ull < r86; r11 = (u64)r10; r6 = (u64)r0; r7 = r6; r3 = p0; if (!r103) goto b68; r154 = r103; if (!r154) goto b56; r156 = (u64)r1 - 1ull; r158 = (u64)r156 * 64ull; r160 = (u64)r158 + 63ull; r161 = r160 <= 2147483647ll; r164 = r10 >= (-2147483648ll); r165 = r10 <= 2147483647ll; r166 = (u64)r156 + (u64)r10; r168 = r166 <= 2147483647ll; r171 = r161 & r164; r172 = r171 & r165; r173 = r172 & r168; r174 = r173 & r169; r175 = r174 & r170; r176 = (u32)r8; if (!r175) goto b56; r220 = (u32)r7; r223 = (i32)r0; r224 = (u32)r11; r187 = r176 < r220; if (!r187) goto b55; r177 = r176; r178 = (i32)r177;
+	r4 = p1; r2 = r4; r1 = r2 >> 6; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b19; r9 = (i64)blockIdx.x; r169 = r9 >= (-2147483648ll); r170 = r9 <= 2147483647ll; r8 = (u64)r9; r10 = (i64)gridDim.x; r86 = (u64)r4; r103 = 281474976710655ull < r86; r11 = (u64)r10; r6 = (u64)r0; r7 = r6; r3 = p0; if (!r103) goto b32; r154 = r103; if (!r154) goto b20; r156 = (u64)r1 - 1ull; r158 = (u64)r156 * 64ull; r160 = (u64)r158 + 63ull; r161 = r160 <= 2147483647ll; r164 = r10 >= (-2147483648ll); r165 = r10 <= 2147483647ll; r166 = (u64)r156 + (u64)r10; r168 = r166 <= 2147483647ll; r171 = r161 & r164; r172 = r171 & r165; r173 = r172 & r168; r174 = r173 & r169; r175 = r174 & r170; r176 = (u32)r8; if (!r175) goto b20; r220 = (u32)r7; r223 = (i32)r0; r224 = (u32)r11; r187 = r176 < r220; if (!r187) goto b19; r177 = r176; r178 = (i32)r177;
 b9: // rangeint.body (int32)
 #line 248 "blocks.go"
 	r194 = (char *)qvar_v; r195 = (i64)threadIdx.x; r196 = r194 + r195 * 4; *(u32 *)r196 = 0u; __syncthreads();
@@ -3857,116 +3844,62 @@ b9: // rangeint.body (int32)
 	r190 = (i64)threadIdx.x; r221 = (i32)r190; r179 = r221; r191 = (i64)r179; r212 = (u32)r191; r213 = __umulhi(r212, 1431655766u); r214 = r212 - r213; r215 = r214 >> 1; r216 = r215 + r213; r217 = r216 >> 1; r218 = r217 * 3u; r219 = r212 - r218;
 #line 250 "blocks.go"
 	r197 = (i64)r219; r198 = r197 == 0ll;
-	r181 = (u32)r178 * 64u; r182 = (u32)r181 + (u32)r179; r200 = (i64)r182; r201 = r3 + r200 * 4; if (!r198) goto b13; r202 = *(i32 *)r201; r191 = (i64)r179; r203 = r194 + r191 * 4; *(i32 *)r203 = r202;
+	r181 = (u32)r178 * 64u; r182 = (u32)r181 + (u32)r179; r200 = (i64)r182; r201 = r3 + r200 * 4; r191 = (i64)r179; r203 = r194 + r191 * 4; if (!r198) goto b13; r202 = *(i32 *)r201; *(i32 *)r203 = r202;
 b13: // barrier (int32)
 #line 247 "blocks.go"
 	__syncthreads(); r192 = (i64)threadIdx.x; r222 = (i32)r192; r180 = r222;
 #line 255 "blocks.go"
-	r183 = (u32)r178 * 64u; r184 = (u32)r183 + (u32)r180; r185 = 63u - (u32)r180; r206 = (i64)r185; r207 = r194 + r206 * 4; r208 = *(i32 *)r207; r205 = (i64)r184; r209 = r3 + r205 * 4; *(i32 *)r209 = r208; r186 = (u32)r178 + 1u; r211 = r186 < r223; if (!r211) goto b55;
+	r183 = (u32)r178 * 64u; r184 = (u32)r183 + (u32)r180; r185 = 63u - (u32)r180; r206 = (i64)r185; r207 = r194 + r206 * 4; r208 = *(i32 *)r207; r205 = (i64)r184; r209 = r3 + r205 * 4; *(i32 *)r209 = r208; r186 = (u32)r178 + 1u; r211 = r186 < r223; if (!r211) goto b19;
 #line 247 "blocks.go"
-	r176 = r176 + r224; r235 = r176 < r220; if (!r235) goto b55; r225 = r176; r226 = (i32)r225; goto b80;
-b21: // rangeint.body (int32) (unrolled 1)
-#line 248 "blocks.go"
-	r238 = (char *)qvar_v; r239 = (i64)threadIdx.x; r240 = r238 + r239 * 4; *(u32 *)r240 = 0u; __syncthreads();
-#line 247 "blocks.go"
-	r236 = (i64)threadIdx.x; r261 = (i32)r236; r227 = r261; r191 = (i64)r227; r253 = (u32)r191; r254 = __umulhi(r253, 1431655766u); r255 = r253 - r254; r256 = r255 >> 1; r257 = r256 + r254; r258 = r257 >> 1; r259 = r258 * 3u; r260 = r253 - r259;
-#line 250 "blocks.go"
-	r241 = (i64)r260; r242 = r241 == 0ll;
-	r229 = (u32)r226 * 64u; r230 = (u32)r229 + (u32)r227; r243 = (i64)r230; r244 = r3 + r243 * 4; if (!r242) goto b25; r245 = *(i32 *)r244; r191 = (i64)r227; r246 = r238 + r191 * 4; *(i32 *)r246 = r245;
-b25: // barrier (int32) (unrolled 1)
-#line 247 "blocks.go"
-	__syncthreads(); r237 = (i64)threadIdx.x; r262 = (i32)r237; r228 = r262;
-#line 255 "blocks.go"
-	r231 = (u32)r226 * 64u; r232 = (u32)r231 + (u32)r228; r233 = 63u - (u32)r228; r248 = (i64)r233; r249 = r238 + r248 * 4; r250 = *(i32 *)r249; r247 = (i64)r232; r251 = r3 + r247 * 4; *(i32 *)r251 = r250; r234 = (u32)r226 + 1u; r252 = r234 < r223; if (!r252) goto b55;
-#line 247 "blocks.go"
-	r176 = r176 + r224; r273 = r176 < r220; if (!r273) goto b55; r263 = r176; r264 = (i32)r263; goto b81;
-b33: // rangeint.body (int32) (unrolled 2)
-#line 248 "blocks.go"
-	r276 = (char *)qvar_v; r277 = (i64)threadIdx.x; r278 = r276 + r277 * 4; *(u32 *)r278 = 0u; __syncthreads();
-#line 247 "blocks.go"
-	r274 = (i64)threadIdx.x; r299 = (i32)r274; r265 = r299; r191 = (i64)r265; r291 = (u32)r191; r292 = __umulhi(r291, 1431655766u); r293 = r291 - r292; r294 = r293 >> 1; r295 = r294 + r292; r296 = r295 >> 1; r297 = r296 * 3u; r298 = r291 - r297;
-#line 250 "blocks.go"
-	r279 = (i64)r298; r280 = r279 == 0ll;
-	r267 = (u32)r264 * 64u; r268 = (u32)r267 + (u32)r265; r281 = (i64)r268; r282 = r3 + r281 * 4; if (!r280) goto b37; r283 = *(i32 *)r282; r191 = (i64)r265; r284 = r276 + r191 * 4; *(i32 *)r284 = r283;
-b37: // barrier (int32) (unrolled 2)
-#line 247 "blocks.go"
-	__syncthreads(); r275 = (i64)threadIdx.x; r300 = (i32)r275; r266 = r300;
-#line 255 "blocks.go"
-	r269 = (u32)r264 * 64u; r270 = (u32)r269 + (u32)r266; r271 = 63u - (u32)r266; r286 = (i64)r271; r287 = r276 + r286 * 4; r288 = *(i32 *)r287; r285 = (i64)r270; r289 = r3 + r285 * 4; *(i32 *)r289 = r288; r272 = (u32)r264 + 1u; r290 = r272 < r223; if (!r290) goto b55;
-#line 247 "blocks.go"
-	r176 = r176 + r224; r311 = r176 < r220; if (!r311) goto b55; r301 = r176; r302 = (i32)r301; goto b82;
-b45: // rangeint.body (int32) (unrolled 3)
-#line 248 "blocks.go"
-	r314 = (char *)qvar_v; r315 = (i64)threadIdx.x; r316 = r314 + r315 * 4; *(u32 *)r316 = 0u; __syncthreads();
-#line 247 "blocks.go"
-	r312 = (i64)threadIdx.x; r337 = (i32)r312; r303 = r337; r191 = (i64)r303; r329 = (u32)r191; r330 = __umulhi(r329, 1431655766u); r331 = r329 - r330; r332 = r331 >> 1; r333 = r332 + r330; r334 = r333 >> 1; r335 = r334 * 3u; r336 = r329 - r335;
-#line 250 "blocks.go"
-	r317 = (i64)r336; r318 = r317 == 0ll;
-	r305 = (u32)r302 * 64u; r306 = (u32)r305 + (u32)r303; r319 = (i64)r306; r320 = r3 + r319 * 4; if (!r318) goto b49; r321 = *(i32 *)r320; r191 = (i64)r303; r322 = r314 + r191 * 4; *(i32 *)r322 = r321;
-b49: // barrier (int32) (unrolled 3)
-#line 247 "blocks.go"
-	__syncthreads(); r313 = (i64)threadIdx.x; r338 = (i32)r313; r304 = r338;
-#line 255 "blocks.go"
-	r307 = (u32)r302 * 64u; r308 = (u32)r307 + (u32)r304; r309 = 63u - (u32)r304; r324 = (i64)r309; r325 = r314 + r324 * 4; r326 = *(i32 *)r325; r323 = (i64)r308; r327 = r3 + r323 * 4; *(i32 *)r327 = r326; r310 = (u32)r302 + 1u; r328 = r310 < r223; if (!r328) goto b55;
-#line 247 "blocks.go"
-	r176 = r176 + r224; goto b83;
-b55: // exit
+	r176 = r176 + r224; goto b44;
+b19: // exit
 #line 247 "blocks.go"
 	return;
-b56: // head (checked if)
+b20: // head (checked if)
 #line 247 "blocks.go"
-	r104 = r8 < r7; if (!r104) goto b55; r105 = r8; r106 = (i64)r105;
-b58: // rangeint.body (checked if)
+	r104 = r8 < r7; if (!r104) goto b19; r105 = r8; r106 = (i64)r105;
+b22: // rangeint.body (checked if)
 #line 248 "blocks.go"
 	r111 = (char *)qvar_v; r112 = (i64)threadIdx.x; r113 = r111 + r112 * 4; *(u32 *)r113 = 0u; __syncthreads();
 #line 247 "blocks.go"
 	r107 = (i64)threadIdx.x; r108 = r107; r129 = (u32)r108; r130 = __umulhi(r129, 1431655766u); r131 = r129 - r130; r132 = r131 >> 1; r133 = r132 + r130; r134 = r133 >> 1; r135 = r134 * 3u; r136 = r129 - r135;
 #line 250 "blocks.go"
-	r114 = (i64)r136; r115 = r114 == 0ll; if (!r115) goto b62;
+	r114 = (i64)r136; r115 = r114 == 0ll; if (!r115) goto b26;
 	r116 = (u64)r106 * 64ull; r117 = (u64)r116 + (u64)r108; if ((u64)r117 >= (u64)r4) { qd_site = 0; qd_x = r117; qd_y = r4; goto qd_fault; } r118 = r3 + r117 * 4; r119 = *(i32 *)r118; r120 = r111 + r108 * 4; *(i32 *)r120 = r119;
-b62: // barrier (checked if)
+b26: // barrier (checked if)
 #line 247 "blocks.go"
 	__syncthreads(); r109 = (i64)threadIdx.x; r110 = r109;
 #line 255 "blocks.go"
-	r121 = (u64)r106 * 64ull; r122 = (u64)r121 + (u64)r110; r123 = 63ull - (u64)r110; r124 = r111 + r123 * 4; r125 = *(i32 *)r124; r126 = r3 + r122 * 4; *(i32 *)r126 = r125; r127 = (u64)r106 + 1ull; r128 = r127 < r0; if (!r128) goto b55;
+	r121 = (u64)r106 * 64ull; r122 = (u64)r121 + (u64)r110; r123 = 63ull - (u64)r110; r124 = r111 + r123 * 4; r125 = *(i32 *)r124; r126 = r3 + r122 * 4; *(i32 *)r126 = r125; r127 = (u64)r106 + 1ull; r128 = r127 < r0; if (!r128) goto b19;
 #line 247 "blocks.go"
-	r8 = r8 + r11; goto b86;
-b68: // head (checked)
+	r8 = r8 + r11; goto b47;
+b32: // head (checked)
 #line 247 "blocks.go"
-	r53 = r8 < r7; if (!r53) goto b55; r54 = r8; r55 = (i64)r54;
-b70: // rangeint.body (checked)
+	r53 = r8 < r7; if (!r53) goto b19; r54 = r8; r55 = (i64)r54;
+b34: // rangeint.body (checked)
 #line 248 "blocks.go"
 	r60 = (char *)qvar_v; r61 = (i64)threadIdx.x; r62 = r60 + r61 * 4; *(u32 *)r62 = 0u; __syncthreads();
 #line 247 "blocks.go"
 	r56 = (i64)threadIdx.x; r57 = r56; r78 = (u32)r57; r79 = __umulhi(r78, 1431655766u); r80 = r78 - r79; r81 = r80 >> 1; r82 = r81 + r79; r83 = r82 >> 1; r84 = r83 * 3u; r85 = r78 - r84;
 #line 250 "blocks.go"
-	r63 = (i64)r85; r64 = r63 == 0ll; if (!r64) goto b74;
+	r63 = (i64)r85; r64 = r63 == 0ll; if (!r64) goto b38;
 	r65 = (u64)r55 * 64ull; r66 = (u64)r65 + (u64)r57; if ((u64)r66 >= (u64)r4) { qd_site = 0; qd_x = r66; qd_y = r4; goto qd_fault; } r67 = r3 + r66 * 4; r68 = *(i32 *)r67; r69 = r60 + r57 * 4; *(i32 *)r69 = r68;
-b74: // barrier (checked)
+b38: // barrier (checked)
 #line 247 "blocks.go"
 	__syncthreads(); r58 = (i64)threadIdx.x; r59 = r58;
 #line 255 "blocks.go"
-	r70 = (u64)r55 * 64ull; r71 = (u64)r70 + (u64)r59; r72 = 63ull - (u64)r59; r73 = r60 + r72 * 4; r74 = *(i32 *)r73; if ((u64)r71 >= (u64)r4) { qd_site = 3; qd_x = r71; qd_y = r4; goto qd_fault; } r75 = r3 + r71 * 4; *(i32 *)r75 = r74; r76 = (u64)r55 + 1ull; r77 = r76 < r0; if (!r77) goto b55;
+	r70 = (u64)r55 * 64ull; r71 = (u64)r70 + (u64)r59; r72 = 63ull - (u64)r59; r73 = r60 + r72 * 4; r74 = *(i32 *)r73; if ((u64)r71 >= (u64)r4) { qd_site = 3; qd_x = r71; qd_y = r4; goto qd_fault; } r75 = r3 + r71 * 4; *(i32 *)r75 = r74; r76 = (u64)r55 + 1ull; r77 = r76 < r0; if (!r77) goto b19;
 #line 247 "blocks.go"
-	r8 = r8 + r11; goto b89;
-b80: // wait for the next block
+	r8 = r8 + r11; goto b50;
+b44: // head (int32)
 #line 247 "blocks.go"
-	__syncthreads(); goto b21;
-b81: // wait for the next block
+	r187 = r176 < r220; if (!r187) goto b19; r177 = r176; r178 = (i32)r177; __syncthreads(); goto b9;
+b47: // head (checked if)
 #line 247 "blocks.go"
-	__syncthreads(); goto b33;
-b82: // wait for the next block
+	r104 = r8 < r7; if (!r104) goto b19; r105 = r8; r106 = (i64)r105; __syncthreads(); goto b22;
+b50: // head (checked)
 #line 247 "blocks.go"
-	__syncthreads(); goto b45;
-b83: // head (int32)
-#line 247 "blocks.go"
-	r187 = r176 < r220; if (!r187) goto b55; r177 = r176; r178 = (i32)r177; __syncthreads(); goto b9;
-b86: // head (checked if)
-#line 247 "blocks.go"
-	r104 = r8 < r7; if (!r104) goto b55; r105 = r8; r106 = (i64)r105; __syncthreads(); goto b58;
-b89: // head (checked)
-#line 247 "blocks.go"
-	r53 = r8 < r7; if (!r53) goto b55; r54 = r8; r55 = (i64)r54; __syncthreads(); goto b70;
+	r53 = r8 < r7; if (!r53) goto b19; r54 = r8; r55 = (i64)r54; __syncthreads(); goto b34;
 qd_fault: {
 	u32 *rec = (u32 *)p2, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -4136,20 +4069,11 @@ extern "C" __global__ void __launch_bounds__(64) Grid_0(char *p0, i64 p1, char *
 	bool r122 = 0, r124 = 0, r127 = 0, r129 = 0, r150 = 0, r152 = 0, r154 = 0, r156 = 0;
 	bool r158 = 0, r160 = 0, r162 = 0, r163 = 0, r164 = 0, r166 = 0, r167 = 0, r168 = 0;
 	bool r169 = 0, r170 = 0, r171 = 0, r172 = 0, r173 = 0, r174 = 0, r197 = 0, r221 = 0;
-	bool r265 = 0, r282 = 0, r318 = 0, r335 = 0, r371 = 0, r388 = 0;
 	i32 r39 = 0, r56 = 0, r83 = 0, r94 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0;
 	i32 r181 = 0, r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r188 = 0;
 	i32 r189 = 0, r190 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0, r195 = 0, r196 = 0;
 	i32 r218 = 0, r229 = 0, r242 = 0, r243 = 0, r244 = 0, r245 = 0, r246 = 0, r247 = 0;
-	i32 r248 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0, r256 = 0, r257 = 0;
-	i32 r258 = 0, r259 = 0, r260 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r280 = 0;
-	i32 r285 = 0, r297 = 0, r298 = 0, r299 = 0, r300 = 0, r301 = 0, r302 = 0, r304 = 0;
-	i32 r305 = 0, r306 = 0, r307 = 0, r308 = 0, r309 = 0, r310 = 0, r311 = 0, r312 = 0;
-	i32 r313 = 0, r314 = 0, r315 = 0, r316 = 0, r317 = 0, r333 = 0, r338 = 0, r350 = 0;
-	i32 r351 = 0, r352 = 0, r353 = 0, r354 = 0, r355 = 0, r357 = 0, r358 = 0, r359 = 0;
-	i32 r360 = 0, r361 = 0, r362 = 0, r363 = 0, r364 = 0, r365 = 0, r366 = 0, r367 = 0;
-	i32 r368 = 0, r369 = 0, r370 = 0, r386 = 0, r391 = 0, r403 = 0, r404 = 0, r405 = 0;
-	i32 r406 = 0, r407 = 0, r408 = 0;
+	i32 r248 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0, r15 = 0;
 	i64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0;
 	i64 r24 = 0, r26 = 0, r28 = 0, r30 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0;
@@ -4163,14 +4087,8 @@ extern "C" __global__ void __launch_bounds__(64) Grid_0(char *p0, i64 p1, char *
 	i64 r161 = 0, r165 = 0, r199 = 0, r200 = 0, r201 = 0, r202 = 0, r203 = 0, r204 = 0;
 	i64 r205 = 0, r206 = 0, r207 = 0, r208 = 0, r209 = 0, r212 = 0, r213 = 0, r214 = 0;
 	i64 r215 = 0, r216 = 0, r220 = 0, r222 = 0, r223 = 0, r224 = 0, r225 = 0, r226 = 0;
-	i64 r232 = 0, r234 = 0, r237 = 0, r239 = 0, r266 = 0, r267 = 0, r268 = 0, r269 = 0;
-	i64 r270 = 0, r271 = 0, r272 = 0, r273 = 0, r274 = 0, r275 = 0, r278 = 0, r288 = 0;
-	i64 r290 = 0, r293 = 0, r295 = 0, r319 = 0, r320 = 0, r321 = 0, r322 = 0, r323 = 0;
-	i64 r324 = 0, r325 = 0, r326 = 0, r327 = 0, r328 = 0, r331 = 0, r341 = 0, r343 = 0;
-	i64 r346 = 0, r348 = 0, r372 = 0, r373 = 0, r374 = 0, r375 = 0, r376 = 0, r377 = 0;
-	i64 r378 = 0, r379 = 0, r380 = 0, r381 = 0, r384 = 0, r394 = 0, r396 = 0, r399 = 0;
-	i64 r401 = 0;
-	u32 r175 = 0, r176 = 0, r241 = 0, r249 = 0, r250 = 0, r303 = 0, r356 = 0;
+	i64 r232 = 0, r234 = 0, r237 = 0, r239 = 0;
+	u32 r175 = 0, r176 = 0, r241 = 0, r249 = 0;
 	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r63 = 0, r96 = 0, r101 = 0;
 	u64 r102 = 0, r103 = 0, r109 = 0, r110 = 0, r114 = 0, r115 = 0, r126 = 0, r128 = 0;
 	u64 r198 = 0;
@@ -4179,15 +4097,10 @@ extern "C" __global__ void __launch_bounds__(64) Grid_0(char *p0, i64 p1, char *
 	char *r132 = 0, *r134 = 0, *r135 = 0, *r137 = 0, *r139 = 0, *r140 = 0, *r142 = 0, *r144 = 0;
 	char *r145 = 0, *r147 = 0, *r149 = 0, *r210 = 0, *r211 = 0, *r217 = 0, *r219 = 0, *r227 = 0;
 	char *r228 = 0, *r230 = 0, *r231 = 0, *r233 = 0, *r235 = 0, *r236 = 0, *r238 = 0, *r240 = 0;
-	char *r276 = 0, *r277 = 0, *r279 = 0, *r281 = 0, *r283 = 0, *r284 = 0, *r286 = 0, *r287 = 0;
-	char *r289 = 0, *r291 = 0, *r292 = 0, *r294 = 0, *r296 = 0, *r329 = 0, *r330 = 0, *r332 = 0;
-	char *r334 = 0, *r336 = 0, *r337 = 0, *r339 = 0, *r340 = 0, *r342 = 0, *r344 = 0, *r345 = 0;
-	char *r347 = 0, *r349 = 0, *r382 = 0, *r383 = 0, *r385 = 0, *r387 = 0, *r389 = 0, *r390 = 0;
-	char *r392 = 0, *r393 = 0, *r395 = 0, *r397 = 0, *r398 = 0, *r400 = 0, *r402 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 286 "blocks.go"
-	r4 = p1; r2 = r4; r1 = r2 >> 6; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b50; r9 = (i64)blockIdx.x; r168 = r9 >= (-2147483648ll); r169 = r9 <= 2147483647ll; r8 = (u64)r9; r10 = (i64)gridDim.x; r96 = (u64)r4; r129 = 281474976710655ull < r96; r11 = (u64)r10; r6 = (u64)r0; r7 = r6; r3 = p0; if (!r129) goto b51; r151 = (u64)r1 - 1ull; r155 = (u64)r151 * 64ull; r157 = (u64)r155 + 56ull; r159 = (u64)r157 + 7ull; r160 = r159 <= 2147483647ll; r163 = r10 >= (-2147483648ll); r164 = r10 <= 2147483647ll; r165 = (u64)r151 + (u64)r10; r167 = r165 <= 2147483647ll; r170 = r160 & r163; r171 = r170 & r164; r172 = r171 & r167; r173 = r172 & r168; r174 = r173 & r169; r175 = (u32)r8; if (!r174) goto b51; r241 = (u32)r7; r248 = (i32)r0; r249 = (u32)r11; r197 = r175 < r241; if (!r197) goto b50; r176 = r175; r177 = (i32)r176;
+	r4 = p1; r2 = r4; r1 = r2 >> 6; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b17; r9 = (i64)blockIdx.x; r168 = r9 >= (-2147483648ll); r169 = r9 <= 2147483647ll; r8 = (u64)r9; r10 = (i64)gridDim.x; r96 = (u64)r4; r129 = 281474976710655ull < r96; r11 = (u64)r10; r6 = (u64)r0; r7 = r6; r3 = p0; if (!r129) goto b18; r151 = (u64)r1 - 1ull; r155 = (u64)r151 * 64ull; r157 = (u64)r155 + 56ull; r159 = (u64)r157 + 7ull; r160 = r159 <= 2147483647ll; r163 = r10 >= (-2147483648ll); r164 = r10 <= 2147483647ll; r165 = (u64)r151 + (u64)r10; r167 = r165 <= 2147483647ll; r170 = r160 & r163; r171 = r170 & r164; r172 = r171 & r167; r173 = r172 & r168; r174 = r173 & r169; r175 = (u32)r8; if (!r174) goto b18; r241 = (u32)r7; r248 = (i32)r0; r249 = (u32)r11; r197 = r175 < r241; if (!r197) goto b17; r176 = r175; r177 = (i32)r176;
 b8: // rangeint.body (int32)
 #line 287 "blocks.go"
 	r210 = (char *)qvar_v;
@@ -4208,85 +4121,16 @@ b8: // rangeint.body (int32)
 #line 295 "blocks.go"
 	r227 = r210 + r208 * 32; r209 = (i64)r181; r228 = r227 + r209 * 4; r229 = *(i32 *)r228; r236 = r231; r195 = (u32)r190 * 4u; r237 = (i64)r195; r238 = r236 + r237 * 1; r247 = r245; r196 = (u32)r247 * 4u; r239 = (i64)r196; r240 = r238 + r239 * 1; r230 = r240; *(i32 *)r230 = r229;
 #line 294 "blocks.go"
-	r187 = (u32)r177 + 1u; r221 = r187 < r248; if (!r221) goto b50;
+	r187 = (u32)r177 + 1u; r221 = r187 < r248; if (!r221) goto b17;
 #line 286 "blocks.go"
-	r175 = r175 + r249; r265 = r175 < r241; if (!r265) goto b50; r250 = r175; r251 = (i32)r250; goto b62;
-b19: // rangeint.body (int32) (unrolled 1)
-#line 287 "blocks.go"
-	r276 = (char *)qvar_v;
-#line 286 "blocks.go"
-	r266 = (i64)threadIdx.x; r267 = r266 >> 3; r268 = r266 & 7ll; r297 = (i32)r268; r298 = (i32)r267; r253 = r298; r270 = (i64)r253;
-#line 290 "blocks.go"
-	r277 = r276 + r270 * 32; r256 = (u32)r251 * 8u; r257 = (u32)r256 * 8u; r258 = (u32)r253 * 8u; r278 = (i64)r257; r287 = r3 + r278 * 4; r261 = (u32)r258 * 4u; r288 = (i64)r261; r289 = r287 + r288 * 1; r299 = r297; r262 = (u32)r299 * 4u; r290 = (i64)r262; r291 = r289 + r290 * 1; r279 = r291; r280 = *(i32 *)r279;
-#line 286 "blocks.go"
-	r252 = r297; r269 = (i64)r252;
-#line 290 "blocks.go"
-	r281 = r277 + r269 * 4; *(i32 *)r281 = r280;
-#line 286 "blocks.go"
-	__syncthreads(); r271 = (i64)threadIdx.x; r272 = r271 >> 3; r273 = r271 & 7ll; r300 = (i32)r273; r301 = (i32)r272; r255 = r301;
-#line 295 "blocks.go"
-	r260 = (u32)r255 * 8u;
-#line 286 "blocks.go"
-	r254 = r300; r274 = (i64)r254;
-#line 295 "blocks.go"
-	r283 = r276 + r274 * 32; r275 = (i64)r255; r284 = r283 + r275 * 4; r285 = *(i32 *)r284; r292 = r287; r263 = (u32)r260 * 4u; r293 = (i64)r263; r294 = r292 + r293 * 1; r302 = r300; r264 = (u32)r302 * 4u; r295 = (i64)r264; r296 = r294 + r295 * 1; r286 = r296; *(i32 *)r286 = r285;
-#line 294 "blocks.go"
-	r259 = (u32)r251 + 1u; r282 = r259 < r248; if (!r282) goto b50;
-#line 286 "blocks.go"
-	r175 = r175 + r249; r318 = r175 < r241; if (!r318) goto b50; r303 = r175; r304 = (i32)r303; goto b63;
-b30: // rangeint.body (int32) (unrolled 2)
-#line 287 "blocks.go"
-	r329 = (char *)qvar_v;
-#line 286 "blocks.go"
-	r319 = (i64)threadIdx.x; r320 = r319 >> 3; r321 = r319 & 7ll; r350 = (i32)r321; r351 = (i32)r320; r306 = r351; r323 = (i64)r306;
-#line 290 "blocks.go"
-	r330 = r329 + r323 * 32; r309 = (u32)r304 * 8u; r310 = (u32)r309 * 8u; r311 = (u32)r306 * 8u; r331 = (i64)r310; r340 = r3 + r331 * 4; r314 = (u32)r311 * 4u; r341 = (i64)r314; r342 = r340 + r341 * 1; r352 = r350; r315 = (u32)r352 * 4u; r343 = (i64)r315; r344 = r342 + r343 * 1; r332 = r344; r333 = *(i32 *)r332;
-#line 286 "blocks.go"
-	r305 = r350; r322 = (i64)r305;
-#line 290 "blocks.go"
-	r334 = r330 + r322 * 4; *(i32 *)r334 = r333;
-#line 286 "blocks.go"
-	__syncthreads(); r324 = (i64)threadIdx.x; r325 = r324 >> 3; r326 = r324 & 7ll; r353 = (i32)r326; r354 = (i32)r325; r308 = r354;
-#line 295 "blocks.go"
-	r313 = (u32)r308 * 8u;
-#line 286 "blocks.go"
-	r307 = r353; r327 = (i64)r307;
-#line 295 "blocks.go"
-	r336 = r329 + r327 * 32; r328 = (i64)r308; r337 = r336 + r328 * 4; r338 = *(i32 *)r337; r345 = r340; r316 = (u32)r313 * 4u; r346 = (i64)r316; r347 = r345 + r346 * 1; r355 = r353; r317 = (u32)r355 * 4u; r348 = (i64)r317; r349 = r347 + r348 * 1; r339 = r349; *(i32 *)r339 = r338;
-#line 294 "blocks.go"
-	r312 = (u32)r304 + 1u; r335 = r312 < r248; if (!r335) goto b50;
-#line 286 "blocks.go"
-	r175 = r175 + r249; r371 = r175 < r241; if (!r371) goto b50; r356 = r175; r357 = (i32)r356; goto b64;
-b41: // rangeint.body (int32) (unrolled 3)
-#line 287 "blocks.go"
-	r382 = (char *)qvar_v;
-#line 286 "blocks.go"
-	r372 = (i64)threadIdx.x; r373 = r372 >> 3; r374 = r372 & 7ll; r403 = (i32)r374; r404 = (i32)r373; r359 = r404; r376 = (i64)r359;
-#line 290 "blocks.go"
-	r383 = r382 + r376 * 32; r362 = (u32)r357 * 8u; r363 = (u32)r362 * 8u; r364 = (u32)r359 * 8u; r384 = (i64)r363; r393 = r3 + r384 * 4; r367 = (u32)r364 * 4u; r394 = (i64)r367; r395 = r393 + r394 * 1; r405 = r403; r368 = (u32)r405 * 4u; r396 = (i64)r368; r397 = r395 + r396 * 1; r385 = r397; r386 = *(i32 *)r385;
-#line 286 "blocks.go"
-	r358 = r403; r375 = (i64)r358;
-#line 290 "blocks.go"
-	r387 = r383 + r375 * 4; *(i32 *)r387 = r386;
-#line 286 "blocks.go"
-	__syncthreads(); r377 = (i64)threadIdx.x; r378 = r377 >> 3; r379 = r377 & 7ll; r406 = (i32)r379; r407 = (i32)r378; r361 = r407;
-#line 295 "blocks.go"
-	r366 = (u32)r361 * 8u;
-#line 286 "blocks.go"
-	r360 = r406; r380 = (i64)r360;
-#line 295 "blocks.go"
-	r389 = r382 + r380 * 32; r381 = (i64)r361; r390 = r389 + r381 * 4; r391 = *(i32 *)r390; r398 = r393; r369 = (u32)r366 * 4u; r399 = (i64)r369; r400 = r398 + r399 * 1; r408 = r406; r370 = (u32)r408 * 4u; r401 = (i64)r370; r402 = r400 + r401 * 1; r392 = r402; *(i32 *)r392 = r391;
-#line 294 "blocks.go"
-	r365 = (u32)r357 + 1u; r388 = r365 < r248; if (!r388) goto b50;
-#line 286 "blocks.go"
-	r175 = r175 + r249; goto b65;
-b50: // exit
+	r175 = r175 + r249; goto b29;
+b17: // exit
 #line 286 "blocks.go"
 	return;
-b51: // head (checked)
+b18: // head (checked)
 #line 286 "blocks.go"
-	r62 = r8 < r7; if (!r62) goto b50; r63 = r8; r64 = (i64)r63;
-b53: // rangeint.body (checked)
+	r62 = r8 < r7; if (!r62) goto b17; r63 = r8; r64 = (i64)r63;
+b20: // rangeint.body (checked)
 #line 287 "blocks.go"
 	r75 = (char *)qvar_v;
 #line 286 "blocks.go"
@@ -4306,24 +4150,15 @@ b53: // rangeint.body (checked)
 #line 295 "blocks.go"
 	r91 = (u64)r90 + (u64)r73; r92 = r75 + r73 * 32; r93 = r92 + r74 * 4; r94 = *(i32 *)r93; if ((u64)r91 >= (u64)r4) { qd_site = 5; qd_x = r91; qd_y = r4; goto qd_fault; } r145 = r140; r146 = (u64)r89 * 4ull; r147 = r145 + r146 * 1; r148 = (u64)r72 * 4ull; r149 = r147 + r148 * 1; r95 = r149; *(i32 *)r95 = r94;
 #line 294 "blocks.go"
-	r85 = (u64)r64 + 1ull; r86 = r85 < r0; if (!r86) goto b50;
+	r85 = (u64)r64 + 1ull; r86 = r85 < r0; if (!r86) goto b17;
 #line 286 "blocks.go"
-	r8 = r8 + r11; goto b68;
-b62: // wait for the next block
+	r8 = r8 + r11; goto b32;
+b29: // head (int32)
 #line 286 "blocks.go"
-	__syncthreads(); goto b19;
-b63: // wait for the next block
+	r197 = r175 < r241; if (!r197) goto b17; r176 = r175; r177 = (i32)r176; __syncthreads(); goto b8;
+b32: // head (checked)
 #line 286 "blocks.go"
-	__syncthreads(); goto b30;
-b64: // wait for the next block
-#line 286 "blocks.go"
-	__syncthreads(); goto b41;
-b65: // head (int32)
-#line 286 "blocks.go"
-	r197 = r175 < r241; if (!r197) goto b50; r176 = r175; r177 = (i32)r176; __syncthreads(); goto b8;
-b68: // head (checked)
-#line 286 "blocks.go"
-	r62 = r8 < r7; if (!r62) goto b50; r63 = r8; r64 = (i64)r63; __syncthreads(); goto b53;
+	r62 = r8 < r7; if (!r62) goto b17; r63 = r8; r64 = (i64)r63; __syncthreads(); goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p2, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
