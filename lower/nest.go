@@ -559,8 +559,9 @@ func (ts *nestTiles) size(tb *taskBuilder, k int) ir.Arg {
 
 // split computes, in the setup block, each level's first offset for the
 // thread, the offsets' steps and the offsets at which the inner levels
-// wrap, as u64 (the outermost level does not wrap). The block's index numbers the tiles, row by row as the
-// pairs were numbered, and is split into the levels' tile coordinates,
+// wrap, as u64 (the outermost level's is not read). The block's index
+// numbers the tiles, row by row as the pairs were numbered, and is split
+// into the levels' tile coordinates,
 // the block count into their steps, with one division per inner level
 // each; the tiled levels' offsets are those times the tile's size, plus
 // the thread's place in the tile, and wrap at their tile counts times the
@@ -604,7 +605,7 @@ func (ts *nestTiles) split(tb *taskBuilder, counts []ir.Arg) (idx []ir.Reg, step
 		tb.move(idx[k], at)
 		steps[k] = scale(k, tileStep)
 		wraps[k] = counts[k]
-		if k > 0 && k >= n-2 {
+		if k >= n-2 {
 			wraps[k] = scale(k, tileCounts[k])
 		}
 	}
