@@ -48,8 +48,17 @@ func Load(t testing.TB, dir string) []File {
 	if e.done {
 		return e.files
 	}
-	files, ok := load(t, dir)
+	files, ok := load(t, dir, true)
 	e.files, e.done = files, ok
+	return files
+}
+
+// LoadUnoptimized lowers the kernels of the package in dir as Load does,
+// but runs no pass over them, and loads them anew on each call: for the
+// tests of what lowering itself emits.
+func LoadUnoptimized(t testing.TB, dir string) []File {
+	t.Helper()
+	files, _ := load(t, dir, false)
 	return files
 }
 
@@ -65,9 +74,9 @@ var (
 	loaded = map[string]*entry{}
 )
 
-// load lowers and optimizes the kernels of dir, and reports whether that
-// went without errors.
-func load(t testing.TB, dir string) ([]File, bool) {
+// load lowers the kernels of dir, and optimizes them if optimize is set,
+// and reports whether that went without errors.
+func load(t testing.TB, dir string, optimize bool) ([]File, bool) {
 	t.Helper()
 	ok := true
 	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: dir}
@@ -94,9 +103,11 @@ func load(t testing.TB, dir string) ([]File, bool) {
 			if k == nil {
 				continue
 			}
-			if err := opt.Default.Run(k); err != nil {
-				t.Errorf("%s: %v", k.Name, err)
-				ok = false
+			if optimize {
+				if err := opt.Default.Run(k); err != nil {
+					t.Errorf("%s: %v", k.Name, err)
+					ok = false
+				}
 			}
 			ks = append(ks, k)
 		}
