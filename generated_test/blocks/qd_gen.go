@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1ec192a8ecfe6ae4b2b5d2e12224b83df64355f3b57522a17012224e28db4501"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "e51ba20c957a11f554120f2da858171a1ae0cf0a50fd644c6dd05710df9caf08"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "bb4d714d8dbd5e943c8efafe6adc759acc3ea2b2c7792205154190f7d0a34bc3"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "c386ebb16c8c2ddb8ed3833ac3a66f65519db1da83f34530a195563020e3f529"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
