@@ -20,36 +20,28 @@ import (
 //		}
 //	}
 //
-// every (y, x) pair is an iteration of one parallel task, and the threads
-// of the grid share that one index space. A block of threads takes a tile
-// of the innermost two levels at a time, h rows of y by w columns of x
-// (nestTiles: 8 by 32 in a block of 256), and the blocks share the tiles,
-// numbered row by row, as the threads of a single loop share its
-// iterations. Rows of a tile that run together read each other's
-// neighbours and a matrix's shared row once into the block's cache, as a
-// 2-D grid's blocks do, while consecutive threads still take consecutive
-// x; and since the tile's shape follows the nest's counts at launch, a
-// narrow or short nest keeps every thread busy, which a 2-D grid of fixed
-// block shape would not. Each thread splits its block's first tile into
-// the levels once, with a division, and then steps by the grid's block
-// count through additions and a carry, so no division is left in the
-// loop; an iteration past the end of an edge tile is skipped.
+// every (y, x) pair is an iteration of one parallel task: the pairs are
+// numbered y*w + x, and the threads of the grid share that one index space
+// as they share a single loop's. Each thread splits its first index into
+// y and x once, with a division, and then steps by the grid size through
+// additions and a carry, so no division is left in the loop. Consecutive
+// threads take consecutive x, which keeps their memory accesses together;
+// and any shape of loop nest keeps every thread busy, which a 2-D grid of
+// fixed block shape would not for narrow or odd widths.
 //
 // Stepping costs the fewest instructions per iteration of the ways to
 // split the index. The grid is a few waves of the device (rt's gridFor),
 // so a thread of a large nest runs a few iterations, and each step is an
-// add, a compare and a rarely taken carry per inner level, and a test of
-// the offsets of the tile's two levels against their counts. Splitting
+// add, a compare and a rarely taken carry per inner level. Splitting
 // every iteration's index anew, even in 32 bits by a divisor known at
 // launch (a reciprocal, a high multiply and a correction), costs several
 // times that; a 2-D grid costs nothing per iteration but fixes the block's
-// shape. The divisions of the setup, the tile's shape, the block's index
-// and the block count by each inner level's tile count, run once per
-// thread, in 32 bits when the operands fit (opt.FuseDivRem), as they do
-// below 2^32 iterations. The head's tests of the offsets give the range
-// analysis each level's bounds, with which opt.HoistChecks decides the
-// nest's checks before it and opt.RemoveProvenTests drops the levels' own
-// loop tests.
+// shape. The two divisions of the setup, the thread's index and the grid
+// size by each inner count, run once per thread, in 32 bits when the
+// operands fit (opt.FuseDivRem), as they do below 2^32 iterations. The
+// head's tests of the offsets give the range analysis each level's
+// bounds, with which opt.HoistChecks decides the nest's checks before it
+// and opt.RemoveProvenTests drops the levels' own loop tests.
 
 // maxNest is the number of loops of a nest that can share one index space.
 const maxNest = 3
@@ -257,25 +249,17 @@ func (l *lowerer) firstConflict(t *ir.Task) int {
 }
 
 // buildNest builds the parallel task of a loop nest: the levels' indices
-// are offsets i_k from their first values in [0, n_k); block b of B
-// starts at the tile numbered b and steps by B tiles, and its thread at
-// (ty, tx) of a tile of h×w takes that place in each tile:
+// are offsets i_k from their first values in [0, n_k), thread t of T
+// starts at the pair (or triple) numbered t and steps by T:
 //
 //	entry:  prologue
 //	setup:  n_k = the count of level k; exit if a level is empty
-//	        h, w, ty, tx (nestTiles); exit if the thread is outside the tile
-//	        i = b split into levels' tiles, times the tile's size, plus
-//	        (ty, tx); d = B split the same way
-//	head:   if i_0 < n_0 goto head' else exit
-//	head':  if i_k < n_k for each inner level goto index else latch
+//	        i = t split into levels; d = T split into levels
+//	head:   if i_0 < n_0 goto index else exit
 //	index:  φ_k = first_k + i_k; goto the outer loop's header
 //	...     the loops' blocks, each back edge and inner exit going to latch
 //	latch:  i += d, carrying from each inner level into the one outside it
-//	        at its tile count times the tile's size
 //	exit:   return
-//
-// The outermost offset only grows, so a thread whose offset has passed
-// its count has no iteration left.
 func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 	levels := append([]*parLoop{pl}, pl.inner...)
 	tb := l.newTaskBuilder(ir.Parallel, pl.pos)
@@ -334,32 +318,43 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 		ranges[k] = f.levelRange(lv, ranges[:k], exit)
 		firsts[k], counts[k] = ranges[k].first, ranges[k].count
 	}
-	tiles := f.nestTiles(counts, exit)
-	idx, steps, wraps := tiles.split(tb, counts)
+	tid := tb.convert(ir.R(tb.op(ir.OpThreadIndex, ir.Int64)), ir.Int64, u)
+	step := tb.convert(ir.R(tb.op(ir.OpThreadCount, ir.Int64)), ir.Int64, u)
+	idx, steps := make([]ir.Reg, len(levels)), make([]ir.Arg, len(levels))
+	for k := len(levels) - 1; k >= 0; k-- {
+		idx[k] = t.NewReg(u)
+		if k == 0 {
+			tb.move(idx[k], tid)
+			steps[k] = step
+			break
+		}
+		// One division each: the remainder is what the quotient leaves.
+		q := tb.op(ir.OpDiv, u, tid, counts[k])
+		tb.emit(ir.Instr{Op: ir.OpSub, Type: u, Dst: idx[k], Args: []ir.Arg{tid, ir.R(tb.op(ir.OpMul, u, ir.R(q), counts[k]))}})
+		tid = ir.R(q)
+		qs := tb.op(ir.OpDiv, u, step, counts[k])
+		steps[k] = ir.R(tb.op(ir.OpSub, u, step, ir.R(tb.op(ir.OpMul, u, ir.R(qs), counts[k]))))
+		step = ir.R(qs)
+	}
 	tb.jump(head)
-	// The head tests every level's offset against its count. The
-	// outermost offset only grows, so once it fails the thread is done;
-	// the tiled levels' fail only in the part of an edge tile past the
-	// end, and skip that iteration. The tests that pass tell the range
-	// analysis (ir/analysis) that each offset is in [0, count), and with
-	// that each index in its level's range, which decides the checks of
-	// the nest before it (opt.HoistChecks). Each test reads a copy of the
-	// offset that the iteration does not change.
+	// The head tests every level's offset against its count, which only
+	// the outer one can fail: the tests that the inner ones pass tell the
+	// range analysis (ir/analysis) that each offset is in [0, count), and
+	// with that each index in its level's range, which decides the checks
+	// of the nest before it (opt.HoistChecks). Each test reads a copy of
+	// the offset that the iteration does not change.
 	tb.cur = head
 	at := make([]ir.Reg, len(levels))
 	for k := range levels {
 		at[k] = tb.op(ir.OpMove, u, ir.R(idx[k]))
 	}
-	for k := range levels {
+	for k := len(levels) - 1; k >= 0; k-- {
 		more := tb.op(ir.OpLt, u, ir.R(at[k]), counts[k])
-		next, fail := index, exit
-		if k < len(levels)-1 {
+		next := index
+		if k > 0 {
 			next = t.NewBlock("head")
 		}
-		if k > 0 {
-			fail = latch
-		}
-		tb.cur.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(more), Succs: [2]int{next.Index, fail.Index}}
+		tb.cur.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(more), Succs: [2]int{next.Index, exit.Index}}
 		tb.cur = next
 	}
 
@@ -373,12 +368,12 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 	tb.cur = latch
 	for k := len(levels) - 1; k > 0; k-- {
 		tb.emit(ir.Instr{Op: ir.OpAdd, Type: u, Dst: idx[k], Args: []ir.Arg{ir.R(idx[k]), steps[k]}})
-		wrap := tb.op(ir.OpGe, u, ir.R(idx[k]), wraps[k])
+		wrap := tb.op(ir.OpGe, u, ir.R(idx[k]), counts[k])
 		carry, next := t.NewBlock("carry"), t.NewBlock("stepped")
 		tb.cur.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(wrap), Succs: [2]int{carry.Index, next.Index}}
 		tb.cur = carry
-		tb.emit(ir.Instr{Op: ir.OpSub, Type: u, Dst: idx[k], Args: []ir.Arg{ir.R(idx[k]), wraps[k]}})
-		tb.emit(ir.Instr{Op: ir.OpAdd, Type: u, Dst: idx[k-1], Args: []ir.Arg{ir.R(idx[k-1]), tiles.size(tb, k-1)}})
+		tb.emit(ir.Instr{Op: ir.OpSub, Type: u, Dst: idx[k], Args: []ir.Arg{ir.R(idx[k]), counts[k]}})
+		tb.emit(ir.Instr{Op: ir.OpAdd, Type: u, Dst: idx[k-1], Args: []ir.Arg{ir.R(idx[k-1]), ir.Imm(u, 1)}})
 		tb.jump(next)
 	}
 	tb.emit(ir.Instr{Op: ir.OpAdd, Type: u, Dst: idx[0], Args: []ir.Arg{ir.R(idx[0]), steps[0]}})
@@ -486,128 +481,4 @@ func (l *lowerer) nestCount(levels []*parLoop) *ir.Expr {
 		}
 	}
 	return product
-}
-
-// nestTiles is how a nest's threads share its iterations: each block
-// walks the innermost two levels in tiles of h rows (of the level outside
-// the innermost) by w columns (of the innermost), its thread at row ty and
-// column tx of the tile. Neighbouring rows of a tile then run in the same
-// block at the same time, so that what an iteration reads of the rows
-// around its own (a stencil's y-1 and y+1), of another row at the same
-// column (b[k*n+j] of a matrix product, the same for every i), or along
-// the outer level (in[x*h+y]) is read once into the block's cache for all
-// of them, where a block of one row of 256 columns shares nothing between
-// its rows. A warp still takes consecutive columns of a row.
-//
-// The tile is 32 columns wide, or the innermost count where that is
-// smaller, and as many rows high as the block has threads for: 8 in a
-// block of 256. A level outside it of fewer rows than that makes the tile
-// that many rows high and wider instead, so that it keeps the block's
-// threads busy. The threads of a block beyond h·w run no iteration.
-type nestTiles struct {
-	levels int
-	// h, w, ty, tx in u64; rows and cols the tile counts of the two levels.
-	h, w, ty, tx ir.Arg
-	rows, cols   ir.Arg
-	// h32 is h in u32, which the carry widens where it adds it.
-	h32 ir.Arg
-}
-
-// nestTiles computes, in the setup block, the shape of the tiles of a
-// nest with those counts and the thread's place in its tile, branching
-// to exit for a thread outside it. Those are values of the block, below
-// its size, and are computed in 32 bits; the tile counts are the levels'
-// counts divided by h and w, rounded up.
-func (f *frame) nestTiles(counts []ir.Arg, exit *ir.Block) *nestTiles {
-	tb := f.tb
-	u, u32 := ir.Uint64, ir.Uint32
-	n := len(counts)
-	nr, nc := counts[n-2], counts[n-1]
-	narrow := func(a ir.Arg) ir.Arg { return tb.convert(a, u, u32) }
-	widen := func(a ir.Arg) ir.Arg { return tb.convert(a, u32, u) }
-	size := tb.convert(ir.R(tb.op(ir.OpBlockSize, ir.Int64)), ir.Int64, u32)
-	lane := tb.convert(ir.R(tb.op(ir.OpBlockThread, ir.Int64)), ir.Int64, u32)
-	// A block has at least a warp of threads on a GPU; the interpreter
-	// runs a thread alone as a block of one, which gets tiles of 1×1.
-	w := ir.R(tb.op(ir.OpMin, u32, narrow(ir.R(tb.op(ir.OpMin, u, nc, ir.Imm(u, 32)))), size))
-	h := narrow(ir.R(tb.op(ir.OpMin, u, nr, widen(ir.R(tb.op(ir.OpDiv, u32, size, w))))))
-	w = narrow(ir.R(tb.op(ir.OpMin, u, nc, widen(ir.R(tb.op(ir.OpDiv, u32, size, h))))))
-	ty := ir.R(tb.op(ir.OpDiv, u32, lane, w))
-	tx := ir.R(tb.op(ir.OpSub, u32, lane, ir.R(tb.op(ir.OpMul, u32, ty, w))))
-	inside := tb.op(ir.OpLt, u32, ty, h)
-	next := tb.t.NewBlock("setup")
-	tb.branch(inside, next, exit)
-	tb.cur = next
-	ts := &nestTiles{levels: n, h: widen(h), w: widen(w), ty: widen(ty), tx: widen(tx), h32: h}
-	// (count-1)/size + 1: the counts are at least 1 here.
-	tilesOf := func(count, size ir.Arg) ir.Arg {
-		less := ir.R(tb.op(ir.OpSub, u, count, ir.Imm(u, 1)))
-		return ir.R(tb.op(ir.OpAdd, u, ir.R(tb.op(ir.OpDiv, u, less, size)), ir.Imm(u, 1)))
-	}
-	ts.rows, ts.cols = tilesOf(nr, ts.h), tilesOf(nc, ts.w)
-	return ts
-}
-
-// size is what a carry into level k adds to its offset: a tile's height
-// for the tiled outer level, 1 for a level outside the tiles.
-func (ts *nestTiles) size(tb *taskBuilder, k int) ir.Arg {
-	if k == ts.levels-2 {
-		return tb.convert(ts.h32, ir.Uint32, ir.Uint64)
-	}
-	return ir.Imm(ir.Uint64, 1)
-}
-
-// split computes, in the setup block, each level's first offset for the
-// thread, the offsets' steps and the offsets at which the inner levels
-// wrap, as u64 (the outermost level's is not read). The block's index
-// numbers the tiles, row by row as the pairs were numbered, and is split
-// into the levels' tile coordinates,
-// the block count into their steps, with one division per inner level
-// each; the tiled levels' offsets are those times the tile's size, plus
-// the thread's place in the tile, and wrap at their tile counts times the
-// size, past the end by at most a tile. The steps are below those, and
-// the carry machinery walks the offsets as it walked the pairs' numbers.
-func (ts *nestTiles) split(tb *taskBuilder, counts []ir.Arg) (idx []ir.Reg, steps, wraps []ir.Arg) {
-	u := ir.Uint64
-	n := len(counts)
-	tileCounts := append([]ir.Arg(nil), counts...)
-	tileCounts[n-2], tileCounts[n-1] = ts.rows, ts.cols
-	scale := func(k int, a ir.Arg) ir.Arg {
-		switch k {
-		case n - 1:
-			return ir.R(tb.op(ir.OpMul, u, a, ts.w))
-		case n - 2:
-			return ir.R(tb.op(ir.OpMul, u, a, ts.h))
-		}
-		return a
-	}
-	first := tb.convert(ir.R(tb.op(ir.OpBlockIndex, ir.Int64)), ir.Int64, u)
-	step := tb.convert(ir.R(tb.op(ir.OpBlockCount, ir.Int64)), ir.Int64, u)
-	idx, steps, wraps = make([]ir.Reg, n), make([]ir.Arg, n), make([]ir.Arg, n)
-	for k := n - 1; k >= 0; k-- {
-		tile, tileStep := first, step
-		if k > 0 {
-			// One division each: the remainder is what the quotient leaves.
-			q := tb.op(ir.OpDiv, u, first, tileCounts[k])
-			tile = ir.R(tb.op(ir.OpSub, u, first, ir.R(tb.op(ir.OpMul, u, ir.R(q), tileCounts[k]))))
-			qs := tb.op(ir.OpDiv, u, step, tileCounts[k])
-			tileStep = ir.R(tb.op(ir.OpSub, u, step, ir.R(tb.op(ir.OpMul, u, ir.R(qs), tileCounts[k]))))
-			first, step = ir.R(q), ir.R(qs)
-		}
-		at := scale(k, tile)
-		switch k {
-		case n - 1:
-			at = ir.R(tb.op(ir.OpAdd, u, at, ts.tx))
-		case n - 2:
-			at = ir.R(tb.op(ir.OpAdd, u, at, ts.ty))
-		}
-		idx[k] = tb.t.NewReg(u)
-		tb.move(idx[k], at)
-		steps[k] = scale(k, tileStep)
-		wraps[k] = counts[k]
-		if k >= n-2 {
-			wraps[k] = scale(k, tileCounts[k])
-		}
-	}
-	return idx, steps, wraps
 }

@@ -269,7 +269,6 @@ func (p *index32Plan) operandsFit(bb *boundsBuilder, s analysis.Site, compare bo
 			}
 		case p.regs[a.Reg]:
 			narrowed = true
-		case p.counterBound(in, a):
 		default:
 			f, ok := p.an.AffineOf(a, s)
 			if !ok || !bb.fits(f, s) {

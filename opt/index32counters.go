@@ -359,21 +359,3 @@ func (p *index32Plan) counterTests(bb *boundsBuilder) {
 		cond(ir.OpLe, sum, limit)
 	}
 }
-
-// counterBound reports whether a is the bound of a narrowed carry counter
-// that the unsigned comparison in tests the counter against: its wrap
-// test. counterTests tests the bound to be at most 2^31, which 32
-// unsigned bits hold, where a bound computed before the loop, as a
-// collapsed nest's tiles make it (the tile count times the tile's width),
-// may have no affine form the bounds test can bound.
-func (p *index32Plan) counterBound(in *ir.Instr, a ir.Arg) bool {
-	if in.Type != ir.Uint64 || !narrowableCompare(in) || len(in.Args) != 2 {
-		return false
-	}
-	for _, c := range p.counters {
-		if c.wraps && c.bound == a && (in.Args[0] == ir.R(c.reg) || in.Args[1] == ir.R(c.reg)) {
-			return true
-		}
-	}
-	return false
-}

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1f9ebd039ee9f6f7c0dbb66a0ac752005e4df00fbaa89bac81ecadf2080e5439"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "8e23abed01e34b40b80162c5f2ecac32f8bea01647ead275202e20080c052719"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "14e6210cd36ef97aa79584e02e52bad2953051992353ca1b9e3e449b5c1e8827"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7b18c7068b763b1282e40af0535678676adf857099ad0e39f5ae11197c9709d3"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

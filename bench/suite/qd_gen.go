@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "147eed0de9a585d630276a277d0d91274ac97d96ea714405e17112e53ac9233c"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "2c31b7e3b4ee063b618d87beb8c36571c3c3719a1fedc2720c11c6bea543bf9c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1bf7517dbba2f406008f8bbea91f8529a0bf8348f7ec9ada6cd77e846e068442"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "bc30b977bec2fdb1451e1fd6ca599cba76bfc59586f90b799af0b18bf5288b0c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

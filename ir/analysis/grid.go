@@ -68,8 +68,7 @@ func (a *Analysis) valueFromThreadCount(d Site) bool {
 	}
 	a.fromCount[d] = false // a guard against cycles
 	in := a.Instr(d)
-	// A collapsed nest's threads share its tiles by the block count.
-	from := in.Op == ir.OpThreadCount || in.Op == ir.OpBlockCount
+	from := in.Op == ir.OpThreadCount
 	for _, arg := range in.Args {
 		if from || arg.Imm {
 			continue
