@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a3009430caa0b623e118ed4f2a5f4737feb7edd3eb011e41c41c7b02035b3474"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "61b8b971902e26d37efa352bc609974e3ba703c1f12a102460756b20e56ec82f"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e0d5db9f0209342c394bb338a5a487bd3475e741d7504ed2bcfc9dc26f92bdcf"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "4759cdd0cba1200f7e257e2a7d85e194cde9b888ba38e4f19f3ef772511f7b3b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "bb4d714d8dbd5e943c8efafe6adc759acc3ea2b2c7792205154190f7d0a34bc3"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "c386ebb16c8c2ddb8ed3833ac3a66f65519db1da83f34530a195563020e3f529"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "4a2ce62454b626a25e11de65deb1bb902233825f0c70bc204c514ac4cd1e86d7"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "9755a049ec0c2f73c4003d997202b23152e4c52e6979f17e965eba29f826e938"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -3856,10 +3856,16 @@ extern "C" __global__ void __launch_bounds__(64) Gaps_0(char *p0, i64 p1, char *
 	bool r108 = 0, r121 = 0, r131 = 0, r135 = 0, r138 = 0, r140 = 0, r141 = 0, r143 = 0;
 	bool r145 = 0, r147 = 0, r149 = 0, r150 = 0, r151 = 0, r153 = 0, r154 = 0, r155 = 0;
 	bool r156 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0, r173 = 0, r184 = 0;
-	bool r197 = 0;
+	bool r197 = 0, r221 = 0, r228 = 0, r238 = 0, r259 = 0, r266 = 0, r276 = 0, r297 = 0;
+	bool r304 = 0, r314 = 0;
 	i32 r31 = 0, r39 = 0, r68 = 0, r74 = 0, r112 = 0, r118 = 0, r164 = 0, r165 = 0;
 	i32 r166 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0, r171 = 0, r172 = 0, r188 = 0;
-	i32 r194 = 0, r207 = 0, r208 = 0, r209 = 0;
+	i32 r194 = 0, r207 = 0, r208 = 0, r209 = 0, r212 = 0, r213 = 0, r214 = 0, r215 = 0;
+	i32 r216 = 0, r217 = 0, r218 = 0, r219 = 0, r220 = 0, r231 = 0, r236 = 0, r247 = 0;
+	i32 r248 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0, r256 = 0;
+	i32 r257 = 0, r258 = 0, r269 = 0, r274 = 0, r285 = 0, r286 = 0, r288 = 0, r289 = 0;
+	i32 r290 = 0, r291 = 0, r292 = 0, r293 = 0, r294 = 0, r295 = 0, r296 = 0, r307 = 0;
+	i32 r312 = 0, r323 = 0, r324 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0, r15 = 0;
 	i64 r16 = 0, r17 = 0, r18 = 0, r20 = 0, r22 = 0, r24 = 0, r26 = 0, r28 = 0;
 	i64 r29 = 0, r33 = 0, r35 = 0, r36 = 0, r37 = 0, r41 = 0, r43 = 0, r55 = 0;
@@ -3869,22 +3875,29 @@ extern "C" __global__ void __launch_bounds__(64) Gaps_0(char *p0, i64 p1, char *
 	i64 r110 = 0, r114 = 0, r115 = 0, r116 = 0, r120 = 0, r132 = 0, r133 = 0, r134 = 0;
 	i64 r136 = 0, r142 = 0, r144 = 0, r146 = 0, r148 = 0, r152 = 0, r175 = 0, r176 = 0;
 	i64 r177 = 0, r178 = 0, r179 = 0, r181 = 0, r183 = 0, r185 = 0, r186 = 0, r190 = 0;
-	i64 r191 = 0, r192 = 0, r196 = 0;
+	i64 r191 = 0, r192 = 0, r196 = 0, r222 = 0, r223 = 0, r225 = 0, r227 = 0, r229 = 0;
+	i64 r233 = 0, r234 = 0, r260 = 0, r261 = 0, r263 = 0, r265 = 0, r267 = 0, r271 = 0;
+	i64 r272 = 0, r298 = 0, r299 = 0, r301 = 0, r303 = 0, r305 = 0, r309 = 0, r310 = 0;
 	u32 r45 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0;
 	u32 r78 = 0, r79 = 0, r80 = 0, r81 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0;
 	u32 r122 = 0, r123 = 0, r124 = 0, r125 = 0, r126 = 0, r127 = 0, r128 = 0, r129 = 0;
 	u32 r162 = 0, r163 = 0, r198 = 0, r199 = 0, r200 = 0, r201 = 0, r202 = 0, r203 = 0;
-	u32 r204 = 0, r205 = 0, r206 = 0, r210 = 0;
+	u32 r204 = 0, r205 = 0, r206 = 0, r210 = 0, r211 = 0, r239 = 0, r240 = 0, r241 = 0;
+	u32 r242 = 0, r243 = 0, r244 = 0, r245 = 0, r246 = 0, r249 = 0, r277 = 0, r278 = 0;
+	u32 r279 = 0, r280 = 0, r281 = 0, r282 = 0, r283 = 0, r284 = 0, r287 = 0, r315 = 0;
+	u32 r316 = 0, r317 = 0, r318 = 0, r319 = 0, r320 = 0, r321 = 0, r322 = 0;
 	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r54 = 0, r86 = 0, r93 = 0;
 	u64 r95 = 0, r98 = 0, r130 = 0, r137 = 0, r139 = 0, r174 = 0;
 	char *r3 = 0, *r19 = 0, *r21 = 0, *r30 = 0, *r32 = 0, *r38 = 0, *r40 = 0, *r60 = 0;
 	char *r62 = 0, *r67 = 0, *r69 = 0, *r73 = 0, *r75 = 0, *r104 = 0, *r106 = 0, *r111 = 0;
 	char *r113 = 0, *r117 = 0, *r119 = 0, *r180 = 0, *r182 = 0, *r187 = 0, *r189 = 0, *r193 = 0;
-	char *r195 = 0;
+	char *r195 = 0, *r224 = 0, *r226 = 0, *r230 = 0, *r232 = 0, *r235 = 0, *r237 = 0, *r262 = 0;
+	char *r264 = 0, *r268 = 0, *r270 = 0, *r273 = 0, *r275 = 0, *r300 = 0, *r302 = 0, *r306 = 0;
+	char *r308 = 0, *r311 = 0, *r313 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 247 "blocks.go"
-	r4 = p1; r2 = r4; r1 = r2 >> 6; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b19; r9 = (i64)blockIdx.x; r155 = r9 >= (-2147483648ll); r156 = r9 <= 2147483647ll; r8 = (u64)r9; r10 = (i64)gridDim.x; r88 = (u64)r1 * 64ull; r89 = (u64)r88 + (u64)(-64ll); r90 = (u64)r89 + 63ull; r95 = (u64)r90; r86 = (u64)r4; r96 = r95 < r86; r11 = (u64)r10; r6 = (u64)r0; r7 = r6; r3 = p0; if (!r96) goto b32; r140 = r96; if (!r140) goto b20; r142 = (u64)r1 - 1ull; r144 = (u64)r142 * 64ull; r146 = (u64)r144 + 63ull; r147 = r146 <= 2147483647ll; r150 = r10 >= (-2147483648ll); r151 = r10 <= 2147483647ll; r152 = (u64)r142 + (u64)r10; r154 = r152 <= 2147483647ll; r157 = r147 & r150; r158 = r157 & r151; r159 = r158 & r154; r160 = r159 & r155; r161 = r160 & r156; r162 = (u32)r8; if (!r161) goto b20; r206 = (u32)r7; r209 = (i32)r0; r210 = (u32)r11; r173 = r162 < r206; if (!r173) goto b19; r163 = r162; r164 = (i32)r163;
+	r4 = p1; r2 = r4; r1 = r2 >> 6; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b55; r9 = (i64)blockIdx.x; r155 = r9 >= (-2147483648ll); r156 = r9 <= 2147483647ll; r8 = (u64)r9; r10 = (i64)gridDim.x; r88 = (u64)r1 * 64ull; r89 = (u64)r88 + (u64)(-64ll); r90 = (u64)r89 + 63ull; r95 = (u64)r90; r86 = (u64)r4; r96 = r95 < r86; r11 = (u64)r10; r6 = (u64)r0; r7 = r6; r3 = p0; if (!r96) goto b68; r140 = r96; if (!r140) goto b56; r142 = (u64)r1 - 1ull; r144 = (u64)r142 * 64ull; r146 = (u64)r144 + 63ull; r147 = r146 <= 2147483647ll; r150 = r10 >= (-2147483648ll); r151 = r10 <= 2147483647ll; r152 = (u64)r142 + (u64)r10; r154 = r152 <= 2147483647ll; r157 = r147 & r150; r158 = r157 & r151; r159 = r158 & r154; r160 = r159 & r155; r161 = r160 & r156; r162 = (u32)r8; if (!r161) goto b56; r206 = (u32)r7; r209 = (i32)r0; r210 = (u32)r11; r173 = r162 < r206; if (!r173) goto b55; r163 = r162; r164 = (i32)r163;
 b9: // rangeint.body (int32)
 #line 248 "blocks.go"
 	r180 = (char *)qvar_v; r181 = (i64)threadIdx.x; r182 = r180 + r181 * 4; *(u32 *)r182 = 0u;
@@ -3892,62 +3905,116 @@ b9: // rangeint.body (int32)
 	r176 = (i64)threadIdx.x; r207 = (i32)r176; r165 = r207; r177 = (i64)r165; r198 = (u32)r177; r199 = __umulhi(r198, 1431655766u); r200 = r198 - r199; r201 = r200 >> 1; r202 = r201 + r199; r203 = r202 >> 1; r204 = r203 * 3u; r205 = r198 - r204;
 #line 250 "blocks.go"
 	r183 = (i64)r205; r184 = r183 == 0ll;
-	r167 = (u32)r164 * 64u; r168 = (u32)r167 + (u32)r165; r186 = (i64)r168; r187 = r3 + r186 * 4; r177 = (i64)r165; r189 = r180 + r177 * 4; if (!r184) goto b13; r188 = *(i32 *)r187; *(i32 *)r189 = r188;
+	r167 = (u32)r164 * 64u; r168 = (u32)r167 + (u32)r165; r186 = (i64)r168; r187 = r3 + r186 * 4; if (!r184) goto b13; r188 = *(i32 *)r187; r177 = (i64)r165; r189 = r180 + r177 * 4; *(i32 *)r189 = r188;
 b13: // barrier (int32)
 #line 247 "blocks.go"
 	__syncthreads(); r178 = (i64)threadIdx.x; r208 = (i32)r178; r166 = r208;
 #line 255 "blocks.go"
-	r169 = (u32)r164 * 64u; r170 = (u32)r169 + (u32)r166; r171 = 63u - (u32)r166; r192 = (i64)r171; r193 = r180 + r192 * 4; r194 = *(i32 *)r193; r191 = (i64)r170; r195 = r3 + r191 * 4; *(i32 *)r195 = r194; r172 = (u32)r164 + 1u; r197 = r172 < r209; if (!r197) goto b19;
+	r169 = (u32)r164 * 64u; r170 = (u32)r169 + (u32)r166; r171 = 63u - (u32)r166; r192 = (i64)r171; r193 = r180 + r192 * 4; r194 = *(i32 *)r193; r191 = (i64)r170; r195 = r3 + r191 * 4; *(i32 *)r195 = r194; r172 = (u32)r164 + 1u; r197 = r172 < r209; if (!r197) goto b55;
 #line 247 "blocks.go"
-	r162 = r162 + r210; goto b44;
-b19: // exit
+	r162 = r162 + r210; r221 = r162 < r206; if (!r221) goto b55; r211 = r162; r212 = (i32)r211; goto b80;
+b21: // rangeint.body (int32) (unrolled 1)
+#line 248 "blocks.go"
+	r224 = (char *)qvar_v; r225 = (i64)threadIdx.x; r226 = r224 + r225 * 4; *(u32 *)r226 = 0u;
+#line 247 "blocks.go"
+	r222 = (i64)threadIdx.x; r247 = (i32)r222; r213 = r247; r177 = (i64)r213; r239 = (u32)r177; r240 = __umulhi(r239, 1431655766u); r241 = r239 - r240; r242 = r241 >> 1; r243 = r242 + r240; r244 = r243 >> 1; r245 = r244 * 3u; r246 = r239 - r245;
+#line 250 "blocks.go"
+	r227 = (i64)r246; r228 = r227 == 0ll;
+	r215 = (u32)r212 * 64u; r216 = (u32)r215 + (u32)r213; r229 = (i64)r216; r230 = r3 + r229 * 4; if (!r228) goto b25; r231 = *(i32 *)r230; r177 = (i64)r213; r232 = r224 + r177 * 4; *(i32 *)r232 = r231;
+b25: // barrier (int32) (unrolled 1)
+#line 247 "blocks.go"
+	__syncthreads(); r223 = (i64)threadIdx.x; r248 = (i32)r223; r214 = r248;
+#line 255 "blocks.go"
+	r217 = (u32)r212 * 64u; r218 = (u32)r217 + (u32)r214; r219 = 63u - (u32)r214; r234 = (i64)r219; r235 = r224 + r234 * 4; r236 = *(i32 *)r235; r233 = (i64)r218; r237 = r3 + r233 * 4; *(i32 *)r237 = r236; r220 = (u32)r212 + 1u; r238 = r220 < r209; if (!r238) goto b55;
+#line 247 "blocks.go"
+	r162 = r162 + r210; r259 = r162 < r206; if (!r259) goto b55; r249 = r162; r250 = (i32)r249; goto b81;
+b33: // rangeint.body (int32) (unrolled 2)
+#line 248 "blocks.go"
+	r262 = (char *)qvar_v; r263 = (i64)threadIdx.x; r264 = r262 + r263 * 4; *(u32 *)r264 = 0u;
+#line 247 "blocks.go"
+	r260 = (i64)threadIdx.x; r285 = (i32)r260; r251 = r285; r177 = (i64)r251; r277 = (u32)r177; r278 = __umulhi(r277, 1431655766u); r279 = r277 - r278; r280 = r279 >> 1; r281 = r280 + r278; r282 = r281 >> 1; r283 = r282 * 3u; r284 = r277 - r283;
+#line 250 "blocks.go"
+	r265 = (i64)r284; r266 = r265 == 0ll;
+	r253 = (u32)r250 * 64u; r254 = (u32)r253 + (u32)r251; r267 = (i64)r254; r268 = r3 + r267 * 4; if (!r266) goto b37; r269 = *(i32 *)r268; r177 = (i64)r251; r270 = r262 + r177 * 4; *(i32 *)r270 = r269;
+b37: // barrier (int32) (unrolled 2)
+#line 247 "blocks.go"
+	__syncthreads(); r261 = (i64)threadIdx.x; r286 = (i32)r261; r252 = r286;
+#line 255 "blocks.go"
+	r255 = (u32)r250 * 64u; r256 = (u32)r255 + (u32)r252; r257 = 63u - (u32)r252; r272 = (i64)r257; r273 = r262 + r272 * 4; r274 = *(i32 *)r273; r271 = (i64)r256; r275 = r3 + r271 * 4; *(i32 *)r275 = r274; r258 = (u32)r250 + 1u; r276 = r258 < r209; if (!r276) goto b55;
+#line 247 "blocks.go"
+	r162 = r162 + r210; r297 = r162 < r206; if (!r297) goto b55; r287 = r162; r288 = (i32)r287; goto b82;
+b45: // rangeint.body (int32) (unrolled 3)
+#line 248 "blocks.go"
+	r300 = (char *)qvar_v; r301 = (i64)threadIdx.x; r302 = r300 + r301 * 4; *(u32 *)r302 = 0u;
+#line 247 "blocks.go"
+	r298 = (i64)threadIdx.x; r323 = (i32)r298; r289 = r323; r177 = (i64)r289; r315 = (u32)r177; r316 = __umulhi(r315, 1431655766u); r317 = r315 - r316; r318 = r317 >> 1; r319 = r318 + r316; r320 = r319 >> 1; r321 = r320 * 3u; r322 = r315 - r321;
+#line 250 "blocks.go"
+	r303 = (i64)r322; r304 = r303 == 0ll;
+	r291 = (u32)r288 * 64u; r292 = (u32)r291 + (u32)r289; r305 = (i64)r292; r306 = r3 + r305 * 4; if (!r304) goto b49; r307 = *(i32 *)r306; r177 = (i64)r289; r308 = r300 + r177 * 4; *(i32 *)r308 = r307;
+b49: // barrier (int32) (unrolled 3)
+#line 247 "blocks.go"
+	__syncthreads(); r299 = (i64)threadIdx.x; r324 = (i32)r299; r290 = r324;
+#line 255 "blocks.go"
+	r293 = (u32)r288 * 64u; r294 = (u32)r293 + (u32)r290; r295 = 63u - (u32)r290; r310 = (i64)r295; r311 = r300 + r310 * 4; r312 = *(i32 *)r311; r309 = (i64)r294; r313 = r3 + r309 * 4; *(i32 *)r313 = r312; r296 = (u32)r288 + 1u; r314 = r296 < r209; if (!r314) goto b55;
+#line 247 "blocks.go"
+	r162 = r162 + r210; goto b83;
+b55: // exit
 #line 247 "blocks.go"
 	return;
-b20: // head (checked if)
+b56: // head (checked if)
 #line 247 "blocks.go"
-	r97 = r8 < r7; if (!r97) goto b19; r98 = r8; r99 = (i64)r98;
-b22: // rangeint.body (checked if)
+	r97 = r8 < r7; if (!r97) goto b55; r98 = r8; r99 = (i64)r98;
+b58: // rangeint.body (checked if)
 #line 248 "blocks.go"
 	r104 = (char *)qvar_v; r105 = (i64)threadIdx.x; r106 = r104 + r105 * 4; *(u32 *)r106 = 0u;
 #line 247 "blocks.go"
 	r100 = (i64)threadIdx.x; r101 = r100; r122 = (u32)r101; r123 = __umulhi(r122, 1431655766u); r124 = r122 - r123; r125 = r124 >> 1; r126 = r125 + r123; r127 = r126 >> 1; r128 = r127 * 3u; r129 = r122 - r128;
 #line 250 "blocks.go"
-	r107 = (i64)r129; r108 = r107 == 0ll; if (!r108) goto b26;
+	r107 = (i64)r129; r108 = r107 == 0ll; if (!r108) goto b62;
 	r109 = (u64)r99 * 64ull; r110 = (u64)r109 + (u64)r101; if ((u64)r110 >= (u64)r4) { qd_site = 0; qd_x = r110; qd_y = r4; goto qd_fault; } r111 = r3 + r110 * 4; r112 = *(i32 *)r111; r113 = r104 + r101 * 4; *(i32 *)r113 = r112;
-b26: // barrier (checked if)
+b62: // barrier (checked if)
 #line 247 "blocks.go"
 	__syncthreads(); r102 = (i64)threadIdx.x; r103 = r102;
 #line 255 "blocks.go"
-	r114 = (u64)r99 * 64ull; r115 = (u64)r114 + (u64)r103; r116 = 63ull - (u64)r103; r117 = r104 + r116 * 4; r118 = *(i32 *)r117; r119 = r3 + r115 * 4; *(i32 *)r119 = r118; r120 = (u64)r99 + 1ull; r121 = r120 < r0; if (!r121) goto b19;
+	r114 = (u64)r99 * 64ull; r115 = (u64)r114 + (u64)r103; r116 = 63ull - (u64)r103; r117 = r104 + r116 * 4; r118 = *(i32 *)r117; r119 = r3 + r115 * 4; *(i32 *)r119 = r118; r120 = (u64)r99 + 1ull; r121 = r120 < r0; if (!r121) goto b55;
 #line 247 "blocks.go"
-	r8 = r8 + r11; goto b47;
-b32: // head (checked)
+	r8 = r8 + r11; goto b86;
+b68: // head (checked)
 #line 247 "blocks.go"
-	r53 = r8 < r7; if (!r53) goto b19; r54 = r8; r55 = (i64)r54;
-b34: // rangeint.body (checked)
+	r53 = r8 < r7; if (!r53) goto b55; r54 = r8; r55 = (i64)r54;
+b70: // rangeint.body (checked)
 #line 248 "blocks.go"
 	r60 = (char *)qvar_v; r61 = (i64)threadIdx.x; r62 = r60 + r61 * 4; *(u32 *)r62 = 0u;
 #line 247 "blocks.go"
 	r56 = (i64)threadIdx.x; r57 = r56; r78 = (u32)r57; r79 = __umulhi(r78, 1431655766u); r80 = r78 - r79; r81 = r80 >> 1; r82 = r81 + r79; r83 = r82 >> 1; r84 = r83 * 3u; r85 = r78 - r84;
 #line 250 "blocks.go"
-	r63 = (i64)r85; r64 = r63 == 0ll; if (!r64) goto b38;
+	r63 = (i64)r85; r64 = r63 == 0ll; if (!r64) goto b74;
 	r65 = (u64)r55 * 64ull; r66 = (u64)r65 + (u64)r57; if ((u64)r66 >= (u64)r4) { qd_site = 0; qd_x = r66; qd_y = r4; goto qd_fault; } r67 = r3 + r66 * 4; r68 = *(i32 *)r67; r69 = r60 + r57 * 4; *(i32 *)r69 = r68;
-b38: // barrier (checked)
+b74: // barrier (checked)
 #line 247 "blocks.go"
 	__syncthreads(); r58 = (i64)threadIdx.x; r59 = r58;
 #line 255 "blocks.go"
-	r70 = (u64)r55 * 64ull; r71 = (u64)r70 + (u64)r59; r72 = 63ull - (u64)r59; r73 = r60 + r72 * 4; r74 = *(i32 *)r73; if ((u64)r71 >= (u64)r4) { qd_site = 3; qd_x = r71; qd_y = r4; goto qd_fault; } r75 = r3 + r71 * 4; *(i32 *)r75 = r74; r76 = (u64)r55 + 1ull; r77 = r76 < r0; if (!r77) goto b19;
+	r70 = (u64)r55 * 64ull; r71 = (u64)r70 + (u64)r59; r72 = 63ull - (u64)r59; r73 = r60 + r72 * 4; r74 = *(i32 *)r73; if ((u64)r71 >= (u64)r4) { qd_site = 3; qd_x = r71; qd_y = r4; goto qd_fault; } r75 = r3 + r71 * 4; *(i32 *)r75 = r74; r76 = (u64)r55 + 1ull; r77 = r76 < r0; if (!r77) goto b55;
 #line 247 "blocks.go"
-	r8 = r8 + r11; goto b50;
-b44: // head (int32)
+	r8 = r8 + r11; goto b89;
+b80: // wait for the next block
 #line 247 "blocks.go"
-	r173 = r162 < r206; if (!r173) goto b19; r163 = r162; r164 = (i32)r163; __syncthreads(); goto b9;
-b47: // head (checked if)
+	__syncthreads(); goto b21;
+b81: // wait for the next block
 #line 247 "blocks.go"
-	r97 = r8 < r7; if (!r97) goto b19; r98 = r8; r99 = (i64)r98; __syncthreads(); goto b22;
-b50: // head (checked)
+	__syncthreads(); goto b33;
+b82: // wait for the next block
 #line 247 "blocks.go"
-	r53 = r8 < r7; if (!r53) goto b19; r54 = r8; r55 = (i64)r54; __syncthreads(); goto b34;
+	__syncthreads(); goto b45;
+b83: // head (int32)
+#line 247 "blocks.go"
+	r173 = r162 < r206; if (!r173) goto b55; r163 = r162; r164 = (i32)r163; __syncthreads(); goto b9;
+b86: // head (checked if)
+#line 247 "blocks.go"
+	r97 = r8 < r7; if (!r97) goto b55; r98 = r8; r99 = (i64)r98; __syncthreads(); goto b58;
+b89: // head (checked)
+#line 247 "blocks.go"
+	r53 = r8 < r7; if (!r53) goto b55; r54 = r8; r55 = (i64)r54; __syncthreads(); goto b70;
 qd_fault: {
 	u32 *rec = (u32 *)p2, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -4115,12 +4182,21 @@ extern "C" __global__ void __launch_bounds__(64) Grid_0(char *p0, i64 p1, char *
 	bool r104 = 0, r106 = 0, r110 = 0, r112 = 0, r114 = 0, r117 = 0, r119 = 0, r140 = 0;
 	bool r142 = 0, r144 = 0, r146 = 0, r148 = 0, r150 = 0, r152 = 0, r153 = 0, r154 = 0;
 	bool r156 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0;
-	bool r164 = 0, r187 = 0, r211 = 0;
+	bool r164 = 0, r187 = 0, r211 = 0, r255 = 0, r272 = 0, r308 = 0, r325 = 0, r361 = 0;
+	bool r378 = 0;
 	i32 r39 = 0, r56 = 0, r83 = 0, r94 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0;
 	i32 r171 = 0, r172 = 0, r173 = 0, r174 = 0, r175 = 0, r176 = 0, r177 = 0, r178 = 0;
 	i32 r179 = 0, r180 = 0, r181 = 0, r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0;
 	i32 r208 = 0, r219 = 0, r232 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0, r237 = 0;
-	i32 r238 = 0;
+	i32 r238 = 0, r241 = 0, r242 = 0, r243 = 0, r244 = 0, r245 = 0, r246 = 0, r247 = 0;
+	i32 r248 = 0, r249 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0, r270 = 0;
+	i32 r275 = 0, r287 = 0, r288 = 0, r289 = 0, r290 = 0, r291 = 0, r292 = 0, r294 = 0;
+	i32 r295 = 0, r296 = 0, r297 = 0, r298 = 0, r299 = 0, r300 = 0, r301 = 0, r302 = 0;
+	i32 r303 = 0, r304 = 0, r305 = 0, r306 = 0, r307 = 0, r323 = 0, r328 = 0, r340 = 0;
+	i32 r341 = 0, r342 = 0, r343 = 0, r344 = 0, r345 = 0, r347 = 0, r348 = 0, r349 = 0;
+	i32 r350 = 0, r351 = 0, r352 = 0, r353 = 0, r354 = 0, r355 = 0, r356 = 0, r357 = 0;
+	i32 r358 = 0, r359 = 0, r360 = 0, r376 = 0, r381 = 0, r393 = 0, r394 = 0, r395 = 0;
+	i32 r396 = 0, r397 = 0, r398 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r4 = 0, r9 = 0, r10 = 0, r14 = 0, r15 = 0;
 	i64 r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0;
 	i64 r24 = 0, r26 = 0, r28 = 0, r30 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0;
@@ -4134,8 +4210,13 @@ extern "C" __global__ void __launch_bounds__(64) Grid_0(char *p0, i64 p1, char *
 	i64 r155 = 0, r189 = 0, r190 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0, r195 = 0;
 	i64 r196 = 0, r197 = 0, r198 = 0, r199 = 0, r202 = 0, r203 = 0, r204 = 0, r205 = 0;
 	i64 r206 = 0, r210 = 0, r212 = 0, r213 = 0, r214 = 0, r215 = 0, r216 = 0, r222 = 0;
-	i64 r224 = 0, r227 = 0, r229 = 0;
-	u32 r165 = 0, r166 = 0, r231 = 0, r239 = 0;
+	i64 r224 = 0, r227 = 0, r229 = 0, r256 = 0, r257 = 0, r258 = 0, r259 = 0, r260 = 0;
+	i64 r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r268 = 0, r278 = 0, r280 = 0;
+	i64 r283 = 0, r285 = 0, r309 = 0, r310 = 0, r311 = 0, r312 = 0, r313 = 0, r314 = 0;
+	i64 r315 = 0, r316 = 0, r317 = 0, r318 = 0, r321 = 0, r331 = 0, r333 = 0, r336 = 0;
+	i64 r338 = 0, r362 = 0, r363 = 0, r364 = 0, r365 = 0, r366 = 0, r367 = 0, r368 = 0;
+	i64 r369 = 0, r370 = 0, r371 = 0, r374 = 0, r384 = 0, r386 = 0, r389 = 0, r391 = 0;
+	u32 r165 = 0, r166 = 0, r231 = 0, r239 = 0, r240 = 0, r293 = 0, r346 = 0;
 	u64 r6 = 0, r7 = 0, r8 = 0, r11 = 0, r13 = 0, r63 = 0, r96 = 0, r101 = 0;
 	u64 r102 = 0, r103 = 0, r116 = 0, r118 = 0, r188 = 0;
 	char *r3 = 0, *r25 = 0, *r32 = 0, *r38 = 0, *r40 = 0, *r54 = 0, *r55 = 0, *r57 = 0;
@@ -4143,10 +4224,15 @@ extern "C" __global__ void __launch_bounds__(64) Grid_0(char *p0, i64 p1, char *
 	char *r122 = 0, *r124 = 0, *r125 = 0, *r127 = 0, *r129 = 0, *r130 = 0, *r132 = 0, *r134 = 0;
 	char *r135 = 0, *r137 = 0, *r139 = 0, *r200 = 0, *r201 = 0, *r207 = 0, *r209 = 0, *r217 = 0;
 	char *r218 = 0, *r220 = 0, *r221 = 0, *r223 = 0, *r225 = 0, *r226 = 0, *r228 = 0, *r230 = 0;
+	char *r266 = 0, *r267 = 0, *r269 = 0, *r271 = 0, *r273 = 0, *r274 = 0, *r276 = 0, *r277 = 0;
+	char *r279 = 0, *r281 = 0, *r282 = 0, *r284 = 0, *r286 = 0, *r319 = 0, *r320 = 0, *r322 = 0;
+	char *r324 = 0, *r326 = 0, *r327 = 0, *r329 = 0, *r330 = 0, *r332 = 0, *r334 = 0, *r335 = 0;
+	char *r337 = 0, *r339 = 0, *r372 = 0, *r373 = 0, *r375 = 0, *r377 = 0, *r379 = 0, *r380 = 0;
+	char *r382 = 0, *r383 = 0, *r385 = 0, *r387 = 0, *r388 = 0, *r390 = 0, *r392 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 286 "blocks.go"
-	r4 = p1; r2 = r4; r1 = r2 >> 6; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b17; r9 = (i64)blockIdx.x; r158 = r9 >= (-2147483648ll); r159 = r9 <= 2147483647ll; r8 = (u64)r9; r10 = (i64)gridDim.x; r107 = (u64)r1 * 64ull; r108 = (u64)r107 + (u64)(-64ll); r109 = (u64)r108 + 56ull; r113 = (u64)r109 + 7ull; r118 = (u64)r113; r96 = (u64)r4; r119 = r118 < r96; r11 = (u64)r10; r6 = (u64)r0; r7 = r6; r3 = p0; if (!r119) goto b18; r141 = (u64)r1 - 1ull; r145 = (u64)r141 * 64ull; r147 = (u64)r145 + 56ull; r149 = (u64)r147 + 7ull; r150 = r149 <= 2147483647ll; r153 = r10 >= (-2147483648ll); r154 = r10 <= 2147483647ll; r155 = (u64)r141 + (u64)r10; r157 = r155 <= 2147483647ll; r160 = r150 & r153; r161 = r160 & r154; r162 = r161 & r157; r163 = r162 & r158; r164 = r163 & r159; r165 = (u32)r8; if (!r164) goto b18; r231 = (u32)r7; r238 = (i32)r0; r239 = (u32)r11; r187 = r165 < r231; if (!r187) goto b17; r166 = r165; r167 = (i32)r166;
+	r4 = p1; r2 = r4; r1 = r2 >> 6; r0 = r1; r5 = r0 > 0ll; if (!r5) goto b50; r9 = (i64)blockIdx.x; r158 = r9 >= (-2147483648ll); r159 = r9 <= 2147483647ll; r8 = (u64)r9; r10 = (i64)gridDim.x; r107 = (u64)r1 * 64ull; r108 = (u64)r107 + (u64)(-64ll); r109 = (u64)r108 + 56ull; r113 = (u64)r109 + 7ull; r118 = (u64)r113; r96 = (u64)r4; r119 = r118 < r96; r11 = (u64)r10; r6 = (u64)r0; r7 = r6; r3 = p0; if (!r119) goto b51; r141 = (u64)r1 - 1ull; r145 = (u64)r141 * 64ull; r147 = (u64)r145 + 56ull; r149 = (u64)r147 + 7ull; r150 = r149 <= 2147483647ll; r153 = r10 >= (-2147483648ll); r154 = r10 <= 2147483647ll; r155 = (u64)r141 + (u64)r10; r157 = r155 <= 2147483647ll; r160 = r150 & r153; r161 = r160 & r154; r162 = r161 & r157; r163 = r162 & r158; r164 = r163 & r159; r165 = (u32)r8; if (!r164) goto b51; r231 = (u32)r7; r238 = (i32)r0; r239 = (u32)r11; r187 = r165 < r231; if (!r187) goto b50; r166 = r165; r167 = (i32)r166;
 b8: // rangeint.body (int32)
 #line 287 "blocks.go"
 	r200 = (char *)qvar_v;
@@ -4167,16 +4253,85 @@ b8: // rangeint.body (int32)
 #line 295 "blocks.go"
 	r217 = r200 + r198 * 32; r199 = (i64)r171; r218 = r217 + r199 * 4; r219 = *(i32 *)r218; r226 = r221; r185 = (u32)r180 * 4u; r227 = (i64)r185; r228 = r226 + r227 * 1; r237 = r235; r186 = (u32)r237 * 4u; r229 = (i64)r186; r230 = r228 + r229 * 1; r220 = r230; *(i32 *)r220 = r219;
 #line 294 "blocks.go"
-	r177 = (u32)r167 + 1u; r211 = r177 < r238; if (!r211) goto b17;
+	r177 = (u32)r167 + 1u; r211 = r177 < r238; if (!r211) goto b50;
 #line 286 "blocks.go"
-	r165 = r165 + r239; goto b29;
-b17: // exit
+	r165 = r165 + r239; r255 = r165 < r231; if (!r255) goto b50; r240 = r165; r241 = (i32)r240; goto b62;
+b19: // rangeint.body (int32) (unrolled 1)
+#line 287 "blocks.go"
+	r266 = (char *)qvar_v;
+#line 286 "blocks.go"
+	r256 = (i64)threadIdx.x; r257 = r256 >> 3; r258 = r256 & 7ll; r287 = (i32)r258; r288 = (i32)r257; r243 = r288; r260 = (i64)r243;
+#line 290 "blocks.go"
+	r267 = r266 + r260 * 32; r246 = (u32)r241 * 8u; r247 = (u32)r246 * 8u; r248 = (u32)r243 * 8u; r268 = (i64)r247; r277 = r3 + r268 * 4; r251 = (u32)r248 * 4u; r278 = (i64)r251; r279 = r277 + r278 * 1; r289 = r287; r252 = (u32)r289 * 4u; r280 = (i64)r252; r281 = r279 + r280 * 1; r269 = r281; r270 = *(i32 *)r269;
+#line 286 "blocks.go"
+	r242 = r287; r259 = (i64)r242;
+#line 290 "blocks.go"
+	r271 = r267 + r259 * 4; *(i32 *)r271 = r270;
+#line 286 "blocks.go"
+	__syncthreads(); r261 = (i64)threadIdx.x; r262 = r261 >> 3; r263 = r261 & 7ll; r290 = (i32)r263; r291 = (i32)r262; r245 = r291;
+#line 295 "blocks.go"
+	r250 = (u32)r245 * 8u;
+#line 286 "blocks.go"
+	r244 = r290; r264 = (i64)r244;
+#line 295 "blocks.go"
+	r273 = r266 + r264 * 32; r265 = (i64)r245; r274 = r273 + r265 * 4; r275 = *(i32 *)r274; r282 = r277; r253 = (u32)r250 * 4u; r283 = (i64)r253; r284 = r282 + r283 * 1; r292 = r290; r254 = (u32)r292 * 4u; r285 = (i64)r254; r286 = r284 + r285 * 1; r276 = r286; *(i32 *)r276 = r275;
+#line 294 "blocks.go"
+	r249 = (u32)r241 + 1u; r272 = r249 < r238; if (!r272) goto b50;
+#line 286 "blocks.go"
+	r165 = r165 + r239; r308 = r165 < r231; if (!r308) goto b50; r293 = r165; r294 = (i32)r293; goto b63;
+b30: // rangeint.body (int32) (unrolled 2)
+#line 287 "blocks.go"
+	r319 = (char *)qvar_v;
+#line 286 "blocks.go"
+	r309 = (i64)threadIdx.x; r310 = r309 >> 3; r311 = r309 & 7ll; r340 = (i32)r311; r341 = (i32)r310; r296 = r341; r313 = (i64)r296;
+#line 290 "blocks.go"
+	r320 = r319 + r313 * 32; r299 = (u32)r294 * 8u; r300 = (u32)r299 * 8u; r301 = (u32)r296 * 8u; r321 = (i64)r300; r330 = r3 + r321 * 4; r304 = (u32)r301 * 4u; r331 = (i64)r304; r332 = r330 + r331 * 1; r342 = r340; r305 = (u32)r342 * 4u; r333 = (i64)r305; r334 = r332 + r333 * 1; r322 = r334; r323 = *(i32 *)r322;
+#line 286 "blocks.go"
+	r295 = r340; r312 = (i64)r295;
+#line 290 "blocks.go"
+	r324 = r320 + r312 * 4; *(i32 *)r324 = r323;
+#line 286 "blocks.go"
+	__syncthreads(); r314 = (i64)threadIdx.x; r315 = r314 >> 3; r316 = r314 & 7ll; r343 = (i32)r316; r344 = (i32)r315; r298 = r344;
+#line 295 "blocks.go"
+	r303 = (u32)r298 * 8u;
+#line 286 "blocks.go"
+	r297 = r343; r317 = (i64)r297;
+#line 295 "blocks.go"
+	r326 = r319 + r317 * 32; r318 = (i64)r298; r327 = r326 + r318 * 4; r328 = *(i32 *)r327; r335 = r330; r306 = (u32)r303 * 4u; r336 = (i64)r306; r337 = r335 + r336 * 1; r345 = r343; r307 = (u32)r345 * 4u; r338 = (i64)r307; r339 = r337 + r338 * 1; r329 = r339; *(i32 *)r329 = r328;
+#line 294 "blocks.go"
+	r302 = (u32)r294 + 1u; r325 = r302 < r238; if (!r325) goto b50;
+#line 286 "blocks.go"
+	r165 = r165 + r239; r361 = r165 < r231; if (!r361) goto b50; r346 = r165; r347 = (i32)r346; goto b64;
+b41: // rangeint.body (int32) (unrolled 3)
+#line 287 "blocks.go"
+	r372 = (char *)qvar_v;
+#line 286 "blocks.go"
+	r362 = (i64)threadIdx.x; r363 = r362 >> 3; r364 = r362 & 7ll; r393 = (i32)r364; r394 = (i32)r363; r349 = r394; r366 = (i64)r349;
+#line 290 "blocks.go"
+	r373 = r372 + r366 * 32; r352 = (u32)r347 * 8u; r353 = (u32)r352 * 8u; r354 = (u32)r349 * 8u; r374 = (i64)r353; r383 = r3 + r374 * 4; r357 = (u32)r354 * 4u; r384 = (i64)r357; r385 = r383 + r384 * 1; r395 = r393; r358 = (u32)r395 * 4u; r386 = (i64)r358; r387 = r385 + r386 * 1; r375 = r387; r376 = *(i32 *)r375;
+#line 286 "blocks.go"
+	r348 = r393; r365 = (i64)r348;
+#line 290 "blocks.go"
+	r377 = r373 + r365 * 4; *(i32 *)r377 = r376;
+#line 286 "blocks.go"
+	__syncthreads(); r367 = (i64)threadIdx.x; r368 = r367 >> 3; r369 = r367 & 7ll; r396 = (i32)r369; r397 = (i32)r368; r351 = r397;
+#line 295 "blocks.go"
+	r356 = (u32)r351 * 8u;
+#line 286 "blocks.go"
+	r350 = r396; r370 = (i64)r350;
+#line 295 "blocks.go"
+	r379 = r372 + r370 * 32; r371 = (i64)r351; r380 = r379 + r371 * 4; r381 = *(i32 *)r380; r388 = r383; r359 = (u32)r356 * 4u; r389 = (i64)r359; r390 = r388 + r389 * 1; r398 = r396; r360 = (u32)r398 * 4u; r391 = (i64)r360; r392 = r390 + r391 * 1; r382 = r392; *(i32 *)r382 = r381;
+#line 294 "blocks.go"
+	r355 = (u32)r347 + 1u; r378 = r355 < r238; if (!r378) goto b50;
+#line 286 "blocks.go"
+	r165 = r165 + r239; goto b65;
+b50: // exit
 #line 286 "blocks.go"
 	return;
-b18: // head (checked)
+b51: // head (checked)
 #line 286 "blocks.go"
-	r62 = r8 < r7; if (!r62) goto b17; r63 = r8; r64 = (i64)r63;
-b20: // rangeint.body (checked)
+	r62 = r8 < r7; if (!r62) goto b50; r63 = r8; r64 = (i64)r63;
+b53: // rangeint.body (checked)
 #line 287 "blocks.go"
 	r75 = (char *)qvar_v;
 #line 286 "blocks.go"
@@ -4196,15 +4351,24 @@ b20: // rangeint.body (checked)
 #line 295 "blocks.go"
 	r91 = (u64)r90 + (u64)r73; r92 = r75 + r73 * 32; r93 = r92 + r74 * 4; r94 = *(i32 *)r93; if ((u64)r91 >= (u64)r4) { qd_site = 5; qd_x = r91; qd_y = r4; goto qd_fault; } r135 = r130; r136 = (u64)r89 * 4ull; r137 = r135 + r136 * 1; r138 = (u64)r72 * 4ull; r139 = r137 + r138 * 1; r95 = r139; *(i32 *)r95 = r94;
 #line 294 "blocks.go"
-	r85 = (u64)r64 + 1ull; r86 = r85 < r0; if (!r86) goto b17;
+	r85 = (u64)r64 + 1ull; r86 = r85 < r0; if (!r86) goto b50;
 #line 286 "blocks.go"
-	r8 = r8 + r11; goto b32;
-b29: // head (int32)
+	r8 = r8 + r11; goto b68;
+b62: // wait for the next block
 #line 286 "blocks.go"
-	r187 = r165 < r231; if (!r187) goto b17; r166 = r165; r167 = (i32)r166; __syncthreads(); goto b8;
-b32: // head (checked)
+	__syncthreads(); goto b19;
+b63: // wait for the next block
 #line 286 "blocks.go"
-	r62 = r8 < r7; if (!r62) goto b17; r63 = r8; r64 = (i64)r63; __syncthreads(); goto b20;
+	__syncthreads(); goto b30;
+b64: // wait for the next block
+#line 286 "blocks.go"
+	__syncthreads(); goto b41;
+b65: // head (int32)
+#line 286 "blocks.go"
+	r187 = r165 < r231; if (!r187) goto b50; r166 = r165; r167 = (i32)r166; __syncthreads(); goto b8;
+b68: // head (checked)
+#line 286 "blocks.go"
+	r62 = r8 < r7; if (!r62) goto b50; r63 = r8; r64 = (i64)r63; __syncthreads(); goto b53;
 qd_fault: {
 	u32 *rec = (u32 *)p2, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
