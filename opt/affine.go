@@ -14,9 +14,11 @@ type affine struct{ coef, base analysis.Affine }
 
 // analysis returns ir/analysis's results for the task, made when first
 // asked for: a loop's values are read before the pass changes the task.
+// It takes no facts from the loop's own checks, which are what the bounds
+// decide before it (analysed).
 func (lv *loopValues) analysis() *analysis.Analysis {
 	if lv.facts == nil {
-		lv.facts = analysis.New(lv.t)
+		lv.facts = analysis.NewIgnoringChecks(lv.t, lv.lp.Has)
 	}
 	return lv.facts
 }

@@ -23,17 +23,14 @@ func (lv *loopValues) analysed(v *expr) span {
 	if in.Dst == ir.NoReg || lv.t.Regs[in.Dst] != ir.Int64 {
 		return span{}
 	}
-	if lv.facts == nil {
-		// The loop's own checks are what the bounds decide before it.
-		lv.facts = analysis.NewIgnoringChecks(lv.t, lv.lp.Has)
-	}
+	facts := lv.analysis()
 	at := analysis.Site{Block: v.origin.block, At: v.origin.at + 1}
 	if lv.holdsAtCheck(*v.origin) {
 		// y < h in if y < h && x < w { s[y*w+x] } bounds y at the check,
 		// not where y is computed.
 		at = analysis.Site{Block: lv.checkAt.block, At: lv.checkAt.at}
 	}
-	r := lv.facts.RangeOf(ir.R(in.Dst), at)
+	r := facts.RangeOf(ir.R(in.Dst), at)
 	// A numeric bound serves where it can pass the test before the loop,
 	// which wants every bound of an index at least 0 and below 2^63.
 	lo := lv.firstBound(r.Lower, r.Min, r.Min >= 0)

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "7c3fa013e79635915b452cfc67b8cfdb4e10c209794f49a6a34edf44ddebd3dd"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "9aa02ac0b26604350273726f0c22e184379fdc9f01ec36651e4ec4ce98fc8548"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "41194e68a4bed24ffa9dde821ed608fd66dfa5cc79964af8b6fd999de44fe98b"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "e6506bc85c76647e514aba7f943e2d06897a3d8d5fbeb35a636c1fad9cd6d0ad"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

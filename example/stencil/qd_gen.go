@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "e0d5db9f0209342c394bb338a5a487bd3475e741d7504ed2bcfc9dc26f92bdcf"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "4759cdd0cba1200f7e257e2a7d85e194cde9b888ba38e4f19f3ef772511f7b3b"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f625bd9b5824024c86d4858753f541433d90960ee8cd4df2a5ea6cfd43d71724"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "2fedad539a21a1c39e5e1bb7e8a0b28273e06c77a64a079651e4e94958e37dfb"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

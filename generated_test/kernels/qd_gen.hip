@@ -16554,61 +16554,37 @@ qd_fault: {
 // Task 0 of kernel RuntimeStrideRows(x []f32, stride i64), parallel.
 extern "C" __global__ void RuntimeStrideRows_0(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r7 = 0, r9 = 0, r24 = 0, r26 = 0, r29 = 0, r30 = 0, r43 = 0, r56 = 0;
-	bool r69 = 0, r70 = 0, r84 = 0, r108 = 0, r112 = 0, r115 = 0, r117 = 0, r119 = 0;
-	bool r122 = 0, r124 = 0, r127 = 0, r130 = 0, r131 = 0, r133 = 0, r135 = 0, r136 = 0;
-	bool r137 = 0, r138 = 0, r139 = 0, r142 = 0, r156 = 0;
-	i32 r140 = 0, r141 = 0, r180 = 0, r181 = 0;
+	bool r69 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r10 = 0;
 	i64 r11 = 0, r12 = 0, r13 = 0, r14 = 0, r15 = 0, r19 = 0, r23 = 0, r25 = 0;
 	i64 r27 = 0, r28 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r38 = 0, r42 = 0;
 	i64 r44 = 0, r45 = 0, r46 = 0, r47 = 0, r51 = 0, r55 = 0, r57 = 0, r58 = 0;
-	i64 r59 = 0, r60 = 0, r64 = 0, r68 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0;
-	i64 r75 = 0, r79 = 0, r83 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0, r92 = 0;
-	i64 r96 = 0, r97 = 0, r98 = 0, r99 = 0, r103 = 0, r109 = 0, r110 = 0, r111 = 0;
-	i64 r113 = 0, r118 = 0, r120 = 0, r143 = 0, r144 = 0, r145 = 0, r146 = 0, r147 = 0;
-	i64 r151 = 0, r155 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0, r164 = 0, r168 = 0;
-	i64 r169 = 0, r170 = 0, r171 = 0, r175 = 0;
-	u64 r107 = 0, r114 = 0, r116 = 0, r121 = 0, r123 = 0, r128 = 0, r129 = 0, r132 = 0;
-	u64 r134 = 0;
+	i64 r59 = 0, r60 = 0, r64 = 0, r68 = 0;
 	float r17 = 0, r18 = 0, r20 = 0, r21 = 0, r36 = 0, r37 = 0, r39 = 0, r40 = 0;
 	float r49 = 0, r50 = 0, r52 = 0, r53 = 0, r62 = 0, r63 = 0, r65 = 0, r66 = 0;
-	float r77 = 0, r78 = 0, r80 = 0, r81 = 0, r90 = 0, r91 = 0, r93 = 0, r94 = 0;
-	float r101 = 0, r102 = 0, r104 = 0, r105 = 0, r149 = 0, r150 = 0, r152 = 0, r153 = 0;
-	float r162 = 0, r163 = 0, r165 = 0, r166 = 0, r173 = 0, r174 = 0, r176 = 0, r177 = 0;
 	char *r5 = 0, *r16 = 0, *r22 = 0, *r35 = 0, *r41 = 0, *r48 = 0, *r54 = 0, *r61 = 0;
-	char *r67 = 0, *r76 = 0, *r82 = 0, *r89 = 0, *r95 = 0, *r100 = 0, *r106 = 0, *r125 = 0;
-	char *r126 = 0, *r148 = 0, *r154 = 0, *r161 = 0, *r167 = 0, *r172 = 0, *r178 = 0, *r179 = 0;
+	char *r67 = 0, *r70 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 74 "depend.go"
-	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r30 = r0 == 0ll; r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r27 = p2; r28 = (u64)r27 + (u64)(-2ll); r29 = r28 > 0ll; if (!r29) goto b21;
-b2: // checks
-#line 74 "depend.go"
-	r109 = p1; r110 = (u64)r109 + (u64)(-1ll); r111 = (u64)r110 + 1ull; r116 = (u64)r111; r6 = p1; r107 = (u64)r6; r117 = r116 < r107;
+	r5 = p0; r6 = p1; r4 = r6; r3 = r4 >> 3;
 #line 76 "depend.go"
 	r12 = p2;
 #line 74 "depend.go"
-	r4 = r6; r3 = r4 >> 3; r5 = p0; if (!r117) goto b14; r118 = (u64)r110 + 2ull; r123 = (u64)r118; r124 = r123 < r107; if (!r124) goto b14; r127 = r3 <= 2147483647ll; r128 = (u64)r2; r131 = r128 <= 2147483647ull; r129 = (u64)r3; r130 = r129 <= 2147483648ull; r132 = (u64)r1; r133 = r132 <= 2147483648ull; r134 = r129 + r132; r135 = r134 <= 2147483648ull; r136 = r127 & r130; r137 = r136 & r131; r138 = r137 & r133; r139 = r138 & r135; r140 = (i32)r2; if (!r139) goto b14; r180 = (i32)r3; r181 = (i32)r1;
-b6: // head (int32)
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r30 = r0 == 0ll; r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r27 = p2; r28 = (u64)r27 + (u64)(-2ll); r29 = r28 > 0ll; if (!r29) goto b10;
+b2: // head
 #line 74 "depend.go"
-	r142 = r140 < r180; if (!r142) goto b13; r141 = r140; r143 = (i64)r141;
+	r7 = r2 < r3; if (!r7) goto b9; r8 = r2;
 #line 76 "depend.go"
-	r144 = (u64)r143 * (u64)r12; r145 = r144; r146 = r144; r147 = r146; if ((u64)r147 >= (u64)r6) { qd_site = 0; qd_x = r147; qd_y = r6; goto qd_fault; } r148 = r5 + r147 * 4; r149 = *(float *)r148; r150 = r149 * 0x1.8p+01f; r151 = r143; r152 = (float)r151; r153 = r150 + r152; if ((u64)r145 >= (u64)r6) { qd_site = 1; qd_x = r145; qd_y = r6; goto qd_fault; } r154 = r148; *(float *)r154 = r153; r179 = r148; r161 = r179 + 4ll; r162 = *(float *)r161; r163 = r162 * 0x1.8p+01f; r143 = (i64)r141; r164 = (u64)r143 - 1ull; r165 = (float)r164; r166 = r163 + r165; r167 = r161; *(float *)r167 = r166; r172 = r179 + 8ll; r173 = *(float *)r172; r174 = r173 * 0x1.8p+01f; r143 = (i64)r141; r175 = (u64)r143 - 2ull; r176 = (float)r175; r177 = r174 + r176; r178 = r172; *(float *)r178 = r177; r143 = (i64)r141; r155 = (u64)r143 + 1ull; r156 = r155 < r3; if (!r156) goto b13;
+	r11 = (u64)r8 * (u64)r12; r13 = r11; r14 = r11; r15 = r14; if ((u64)r15 >= (u64)r6) { qd_site = 0; qd_x = r15; qd_y = r6; goto qd_fault; } r16 = r5 + r15 * 4; r17 = *(float *)r16; r18 = r17 * 0x1.8p+01f; r19 = r8; r20 = (float)r19; r21 = r18 + r20; if ((u64)r13 >= (u64)r6) { qd_site = 1; qd_x = r13; qd_y = r6; goto qd_fault; } r22 = r16; *(float *)r22 = r21; r31 = r11; r32 = (u64)r31 + 1ull; r34 = r32; if ((u64)r34 >= (u64)r6) { qd_site = 0; qd_x = r34; qd_y = r6; goto qd_fault; } r70 = r16; r35 = r70 + 4ll; r36 = *(float *)r35; r37 = r36 * 0x1.8p+01f; r38 = (u64)r8 - 1ull; r39 = (float)r38; r40 = r37 + r39; if ((u64)r32 >= (u64)r6) { qd_site = 1; qd_x = r32; qd_y = r6; goto qd_fault; } r41 = r35; *(float *)r41 = r40; r44 = r11; r45 = (u64)r44 + 2ull; r47 = r45; if ((u64)r47 >= (u64)r6) { qd_site = 0; qd_x = r47; qd_y = r6; goto qd_fault; } r48 = r70 + 8ll; r49 = *(float *)r48; r50 = r49 * 0x1.8p+01f; r51 = (u64)r8 - 2ull; r52 = (float)r51; r53 = r50 + r52; if ((u64)r45 >= (u64)r6) { qd_site = 1; qd_x = r45; qd_y = r6; goto qd_fault; } r54 = r48; *(float *)r54 = r53; r25 = (u64)r8 + 1ull; r26 = r25 < r3; if (!r26) goto b9;
 #line 74 "depend.go"
-	r140 = (u32)r140 + (u32)r181; goto b6;
-b13: // exit
+	r2 = (u64)r2 + (u64)r1; goto b2;
+b9: // exit
 #line 74 "depend.go"
 	return;
-b14: // head (checked)
+b10: // serial version
 #line 74 "depend.go"
-	r70 = r2 < r3; if (!r70) goto b13; r71 = r2;
-#line 76 "depend.go"
-	r72 = (u64)r71 * (u64)r12; r73 = r72; r74 = r72; r75 = r74; if ((u64)r75 >= (u64)r6) { qd_site = 0; qd_x = r75; qd_y = r6; goto qd_fault; } r76 = r5 + r75 * 4; r77 = *(float *)r76; r78 = r77 * 0x1.8p+01f; r79 = r71; r80 = (float)r79; r81 = r78 + r80; if ((u64)r73 >= (u64)r6) { qd_site = 1; qd_x = r73; qd_y = r6; goto qd_fault; } r82 = r76; *(float *)r82 = r81; r85 = r72; r86 = (u64)r85 + 1ull; r88 = r86; if ((u64)r88 >= (u64)r6) { qd_site = 0; qd_x = r88; qd_y = r6; goto qd_fault; } r126 = r76; r89 = r126 + 4ll; r90 = *(float *)r89; r91 = r90 * 0x1.8p+01f; r92 = (u64)r71 - 1ull; r93 = (float)r92; r94 = r91 + r93; if ((u64)r86 >= (u64)r6) { qd_site = 1; qd_x = r86; qd_y = r6; goto qd_fault; } r95 = r89; *(float *)r95 = r94; r96 = r72; r97 = (u64)r96 + 2ull; r99 = r97; if ((u64)r99 >= (u64)r6) { qd_site = 0; qd_x = r99; qd_y = r6; goto qd_fault; } r100 = r126 + 8ll; r101 = *(float *)r100; r102 = r101 * 0x1.8p+01f; r103 = (u64)r71 - 2ull; r104 = (float)r103; r105 = r102 + r104; if ((u64)r97 >= (u64)r6) { qd_site = 1; qd_x = r97; qd_y = r6; goto qd_fault; } r106 = r100; *(float *)r106 = r105; r83 = (u64)r71 + 1ull; r84 = r83 < r3; if (!r84) goto b13;
-#line 74 "depend.go"
-	r2 = (u64)r2 + (u64)r1; goto b14;
-b21: // serial version
-#line 74 "depend.go"
-	if (!r30) goto b13; r1 = 1ll; goto b2;
+	if (!r30) goto b9; r1 = 1ll; goto b2;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
