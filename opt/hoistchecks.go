@@ -171,7 +171,7 @@ func removeChecks(t *ir.Task, lp *ir.Loop, checks []hoistedCheck) {
 // decidableChecks lists the index checks of the loop that a test before
 // it can decide.
 func (lv *loopValues) decidableChecks() []hoistedCheck {
-	tests := lv.exitTests()
+	tests := lv.counterTests(true)
 	var checks []hoistedCheck
 	for _, bi := range lv.lp.Blocks() {
 		for i, in := range lv.t.Blocks[bi].Instrs {
@@ -218,11 +218,14 @@ func (lv *loopValues) decidableChecks() []hoistedCheck {
 }
 
 // exitTest is a test that leaves the loop unless at+offset < bound, where
-// at is the counter of the iteration that runs it.
+// at is the counter of the iteration that runs it. A guard is such a test
+// that stays in the loop either way, as if i+1 < n { … } in its body: it
+// bounds the counter only in the blocks its stay successor dominates.
 type exitTest struct {
 	block, stay int
 	offset      uint64
 	bound       *expr
+	guard       bool
 }
 
 // exitTests finds the tests of the counter against an invariant bound
@@ -233,6 +236,12 @@ type exitTest struct {
 // invariants leave the loop, is no bound of the induction variable's
 // Tests, which want one the loop does not assign.
 func (lv *loopValues) exitTests() []exitTest {
+	return lv.counterTests(false)
+}
+
+// counterTests returns the exit tests, and with guards the tests of the
+// counter inside the loop too.
+func (lv *loopValues) counterTests(guards bool) []exitTest {
 	if lv.counter == ir.NoReg {
 		return nil
 	}
@@ -240,7 +249,11 @@ func (lv *loopValues) exitTests() []exitTest {
 	for _, bi := range lv.lp.Blocks() {
 		b := lv.t.Blocks[bi]
 		term := b.Term
-		if term.Kind != ir.Branch || term.Cond.Imm || !lv.lp.Has(term.Succs[0]) || lv.lp.Has(term.Succs[1]) || !lv.dom[lv.latch].Has(bi) {
+		if term.Kind != ir.Branch || term.Cond.Imm || !lv.lp.Has(term.Succs[0]) {
+			continue
+		}
+		guard := lv.lp.Has(term.Succs[1])
+		if guard && !guards || !guard && !lv.dom[lv.latch].Has(bi) {
 			continue
 		}
 		c := lv.resolve(term.Cond, site{bi, len(b.Instrs)})
@@ -263,7 +276,7 @@ func (lv *loopValues) exitTests() []exitTest {
 			offset-- // counter+offset <= bound: counter+offset-1 < bound, as k <= i is k < i+1
 		}
 		if ok && uint64(offset)+1<<32 <= 1<<33 {
-			tests = append(tests, exitTest{block: bi, stay: term.Succs[0], offset: uint64(offset), bound: c.args[bound]})
+			tests = append(tests, exitTest{block: bi, stay: term.Succs[0], offset: uint64(offset), bound: c.args[bound], guard: guard})
 		}
 	}
 	return tests
@@ -273,10 +286,35 @@ func (lv *loopValues) exitTests() []exitTest {
 // reach p. A test that p comes after in its iteration bounds the counter
 // there; one that comes later bounds the next iteration's, one step
 // further, and the first iteration's counter is where the loop starts.
+//
+// A guard that p is under, as if s+1 < slabs { … } in a loop over
+// s < slabs, bounds the counter more tightly where it compares with the
+// same bound as the loop's test and a larger offset: there the load of the
+// next slab reads slab slabs-1 at most, which the loop's own test would
+// put one slab past the end.
 func (lv *loopValues) counterLimit(tests []exitTest, p site) *limit {
+	l := lv.exitLimit(tests, p)
+	if l == nil {
+		return nil
+	}
+	preds := lv.t.Preds()
+	for _, x := range tests {
+		if x.guard && len(preds[x.stay]) == 1 && lv.dom[p.block].Has(x.stay) &&
+			x.bound.key == l.bound.key && int64(-x.offset) < int64(l.offset) {
+			l = &limit{bound: x.bound, offset: -x.offset}
+		}
+	}
+	return l
+}
+
+// exitLimit is counterLimit from the loop's exit tests alone.
+func (lv *loopValues) exitLimit(tests []exitTest, p site) *limit {
 	preds := lv.t.Preds()
 	var later *limit
 	for _, x := range tests {
+		if x.guard {
+			continue
+		}
 		if len(preds[x.stay]) == 1 && lv.dom[p.block].Has(x.stay) {
 			return &limit{bound: x.bound, offset: -x.offset}
 		}

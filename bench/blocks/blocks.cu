@@ -30,19 +30,23 @@ static const int histN = 1 << 28;      // histogram: n bytes
 static const int histBlocks = 1024;    // histogram: blocks of 256 threads
 
 // ---- SGEMM: 128×128 tiles of c per block, 8-deep slabs of a and b in
-// shared memory, 16×16 threads, 8×8 sums per thread at rows ty+16i,
-// columns tx+16j.
+// shared memory, two of each: while the threads sum from one slab, each
+// holds its share of the next in registers and stores it into the other
+// after the sums, one barrier per slab. 16×16 threads, 8×8 sums per
+// thread at rows 4ty…4ty+3 and 64+4ty…, columns likewise with tx: runs of
+// four that nvcc reads with one 16-byte shared load.
 #define TILE 128
 #define DEPTH 8
 #define PER 8
+#define RUN 4
 #define SIDE (TILE / PER)
 #define THREADS (SIDE * SIDE)
 
 __global__ void __launch_bounds__(THREADS)
     sgemm_tiled(const float *__restrict__ a, const float *__restrict__ b,
                 float *__restrict__ c, int m, int n, int k) {
-  __shared__ float as[DEPTH][TILE + 4];
-  __shared__ float bs[DEPTH][TILE];
+  __shared__ float as[2][DEPTH][TILE + 4];
+  __shared__ float bs[2][DEPTH][TILE];
   float acc[PER][PER];
 #pragma unroll
   for (int i = 0; i < PER; i++)
@@ -50,36 +54,56 @@ __global__ void __launch_bounds__(THREADS)
     for (int j = 0; j < PER; j++) acc[i][j] = 0;
   int tx = threadIdx.x, ty = threadIdx.y, t = ty * SIDE + tx;
   int by = blockIdx.y, bx = blockIdx.x;
-  for (int k0 = 0; k0 < k; k0 += DEPTH) {
+  int ar = t / 2, ac = t % 2 * RUN, br = t / 32, bc = t % 32 * RUN;
 #pragma unroll
-    for (int l = 0; l < TILE * DEPTH / THREADS; l++) {
-      int e = l * THREADS + t;
-      int row = e / DEPTH, col = e % DEPTH;
-      as[col][row] = a[(by * TILE + row) * k + k0 + col];
-      row = e / TILE, col = e % TILE;
-      bs[row][col] = b[(k0 + row) * n + bx * TILE + col];
+  for (int q = 0; q < RUN; q++) {
+    as[0][ac + q][ar] = a[(by * TILE + ar) * k + ac + q];
+    bs[0][br][bc + q] = b[br * n + bx * TILE + bc + q];
+  }
+  __syncthreads();
+  int slabs = k / DEPTH;
+  for (int s = 0; s < slabs; s++) {
+    int cur = s % 2;
+    bool more = s + 1 < slabs;
+    float na[RUN], nb[RUN];
+    if (more) {
+#pragma unroll
+      for (int q = 0; q < RUN; q++) {
+        na[q] = a[(by * TILE + ar) * k + (s + 1) * DEPTH + ac + q];
+        nb[q] = b[((s + 1) * DEPTH + br) * n + bx * TILE + bc + q];
+      }
     }
-    __syncthreads();
 #pragma unroll
     for (int kk = 0; kk < DEPTH; kk++) {
       float ra[PER], rb[PER];
 #pragma unroll
-      for (int i = 0; i < PER; i++) {
-        ra[i] = as[kk][ty + i * SIDE];
-        rb[i] = bs[kk][tx + i * SIDE];
+      for (int i = 0; i < RUN; i++) {
+        ra[i] = as[cur][kk][ty * RUN + i];
+        ra[RUN + i] = as[cur][kk][TILE / 2 + ty * RUN + i];
+        rb[i] = bs[cur][kk][tx * RUN + i];
+        rb[RUN + i] = bs[cur][kk][TILE / 2 + tx * RUN + i];
       }
 #pragma unroll
       for (int i = 0; i < PER; i++)
 #pragma unroll
         for (int j = 0; j < PER; j++) acc[i][j] += ra[i] * rb[j];
     }
+    if (more) {
+#pragma unroll
+      for (int q = 0; q < RUN; q++) {
+        as[1 - cur][ac + q][ar] = na[q];
+        bs[1 - cur][br][bc + q] = nb[q];
+      }
+    }
     __syncthreads();
   }
 #pragma unroll
   for (int i = 0; i < PER; i++)
 #pragma unroll
-    for (int j = 0; j < PER; j++)
-      c[(by * TILE + ty + i * SIDE) * n + bx * TILE + tx + j * SIDE] = acc[i][j];
+    for (int j = 0; j < PER; j++) {
+      int row = i / RUN * (TILE / 2) + ty * RUN + i % RUN, col = j / RUN * (TILE / 2) + tx * RUN + j % RUN;
+      c[(by * TILE + row) * n + bx * TILE + col] = acc[i][j];
+    }
 }
 
 static void sgemm() {
@@ -106,22 +130,27 @@ static void sgemm() {
   CHECK(cudaFree(c));
 }
 
-// ---- Transpose: 32×32 tiles through a 32×33 shared tile, 32×8 threads.
+// ---- Transpose: 64×64 tiles through a 64×65 shared tile, 32×8 threads,
+// each moving 16 elements.
 __global__ void transpose_tiled(const float *__restrict__ in, float *__restrict__ out,
                                 int height, int width) {
-  __shared__ float tile[32][33];
+  __shared__ float tile[64][65];
   int bx = blockIdx.x, by = blockIdx.y, tx = threadIdx.x, ty = threadIdx.y;
 #pragma unroll
-  for (int j = 0; j < 32; j += 8) {
-    int y = by * 32 + ty + j, x = bx * 32 + tx;
-    if (y < height && x < width) tile[ty + j][tx] = in[y * width + x];
-  }
+  for (int j = 0; j < 64; j += 8)
+#pragma unroll
+    for (int i = 0; i < 64; i += 32) {
+      int y = by * 64 + ty + j, x = bx * 64 + tx + i;
+      if (y < height && x < width) tile[ty + j][tx + i] = in[y * width + x];
+    }
   __syncthreads();
 #pragma unroll
-  for (int j = 0; j < 32; j += 8) {
-    int y = bx * 32 + ty + j, x = by * 32 + tx;
-    if (y < width && x < height) out[y * height + x] = tile[tx][ty + j];
-  }
+  for (int j = 0; j < 64; j += 8)
+#pragma unroll
+    for (int i = 0; i < 64; i += 32) {
+      int y = bx * 64 + ty + j, x = by * 64 + tx + i;
+      if (y < width && x < height) out[y * height + x] = tile[tx + i][ty + j];
+    }
 }
 
 static void transpose() {
@@ -130,7 +159,7 @@ static void transpose() {
   float *in = upload(fill<float>(nn, [](size_t i) { return unit32(3, i); }));
   float *out = zeros<float>(nn);
   run("transpose_tiled",
-      [&] { transpose_tiled<<<dim3((n + 31) / 32, (n + 31) / 32), dim3(32, 8)>>>(in, out, n, n); },
+      [&] { transpose_tiled<<<dim3((n + 63) / 64, (n + 63) / 64), dim3(32, 8)>>>(in, out, n, n); },
       [&] { return fnv(out, nn); });
   run("copy_d2d", [&] { CHECK(cudaMemcpy(out, in, nn * sizeof(float), cudaMemcpyDeviceToDevice)); },
       [&] { return fnv(out, nn); });

@@ -9,7 +9,7 @@ import (
 )
 
 // shapes include partial tiles on either side.
-var shapes = [][2]int{{32, 32}, {64, 96}, {45, 70}, {1, 33}, {100, 7}}
+var shapes = [][2]int{{32, 32}, {64, 96}, {45, 70}, {1, 33}, {100, 7}, {130, 200}}
 
 func input(height, width int) []float32 {
 	r := rand.New(rand.NewPCG(uint64(height), uint64(width)))
