@@ -13,7 +13,7 @@ const (
 	tile    = 128
 	depth   = 8
 	per     = 8
-	run     = 4 // a thread's rows come in runs of run
+	run     = 4          // a thread's rows come in runs of run
 	side    = tile / per // threads along each side of the tile
 	threads = side * side
 )
