@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f625bd9b5824024c86d4858753f541433d90960ee8cd4df2a5ea6cfd43d71724"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "2fedad539a21a1c39e5e1bb7e8a0b28273e06c77a64a079651e4e94958e37dfb"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "11ac6fbf28e981e76cb03ae17b2f2839b6ed37661717a63c65ec26f9084f2d31"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "4570e8695e5549435f74cf00e8b9ebfc0e0302ab189e7773cec9f1eef0709194"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

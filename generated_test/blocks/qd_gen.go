@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "4a2ce62454b626a25e11de65deb1bb902233825f0c70bc204c514ac4cd1e86d7"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "9755a049ec0c2f73c4003d997202b23152e4c52e6979f17e965eba29f826e938"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "b7c8e0da714c8c4699613e956d99b404b553637121a0fd07433bcba0d6bcb0ae"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "faf58119a911fa7a0012112505ce1a3ffecacd703ca025e95cb5e11b7be7f321"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

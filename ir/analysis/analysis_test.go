@@ -206,3 +206,76 @@ func TestClimbsBelow(t *testing.T) {
 		}
 	}
 }
+
+// TestPointwiseRange checks the ranges of the quotient and remainder of
+// e by 34 that opt's division by a constant computes with a multiply-high
+// sequence, for e < 1156: computed at every e they lie in [0, 33], where
+// interval arithmetic over the sequence spreads them to 2^27 and 2^32. A
+// value of e < n, which takes too many values, keeps the wide range.
+func TestPointwiseRange(t *testing.T) {
+	ks, err := ir.Parse(`kernel Tile(out []i64, n i64)
+
+task Tile_0 serial
+b0:
+	r0 = base out
+	r1 = load.i64 r0
+	r2 = and.i64 r1, 255
+	r3 = param.i64 n
+	jump b1
+b1: # for e := r2; e < 1156; e += 256
+	r4 = lt.i64 r2, 1156
+	branch r4, b2, b3
+b2:
+	r5 = convert.u32.i64 r2
+	r6 = mulhi.u32 r5, 3789677026
+	r7 = sub.u32 r5, r6
+	r8 = shr.u32.u32 r7, 1
+	r9 = add.u32 r8, r6
+	r10 = shr.u32.u32 r9, 5
+	r11 = convert.i64.u32 r10
+	r12 = mul.u32 r10, 34
+	r13 = sub.u32 r5, r12
+	r14 = convert.i64.u32 r13
+	store.i64 r0, r11
+	store.i64 r0, r14
+	r2 = add.i64 r2, 256
+	jump b1
+b3:
+	r15 = and.i64 r1, 255
+	jump b4
+b4: # for e := r15; e < n; e += 256
+	r16 = lt.i64 r15, r3
+	branch r16, b5, b6
+b5:
+	r17 = convert.u32.i64 r15
+	r18 = mulhi.u32 r17, 3789677026
+	r19 = sub.u32 r17, r18
+	r20 = shr.u32.u32 r19, 1
+	r21 = add.u32 r20, r18
+	r22 = shr.u32.u32 r21, 5
+	store.u32 r0, r22
+	r15 = add.i64 r15, 256
+	jump b4
+b6:
+	return
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	an := analysis.New(ks[0].Bodies()[0])
+	for _, c := range []struct {
+		reg, block, at int
+		min, max       int64
+	}{
+		{11, 2, 11, 0, 33},
+		{14, 2, 11, 0, 33},
+		{9, 2, 11, 0, 1087}, // the sum the last shift divides by 32, below 34·32
+	} {
+		if r := an.RangeOf(ir.R(ir.Reg(c.reg)), analysis.Site{Block: c.block, At: c.at}); r.Min != c.min || r.Max != c.max {
+			t.Errorf("r%d: got [%d, %d], want [%d, %d]", c.reg, r.Min, r.Max, c.min, c.max)
+		}
+	}
+	if r := an.RangeOf(ir.R(22), analysis.Site{Block: 5, At: 6}); r.Max <= 33 {
+		t.Errorf("r22 of e < n: got [%d, %d], want it unbounded by 33", r.Min, r.Max)
+	}
+}

@@ -409,6 +409,9 @@ func (a *Analysis) valueRange(x Atom) interval {
 	a.rangeMemo[k] = full // a guard against cycles
 	in := a.Instr(x.Site)
 	r := typeRange(in.ResultType()).meet(a.opRange(in, x.Site))
+	if p, ok := a.pointwiseRange(x); ok {
+		r = r.meet(p)
+	}
 	a.rangeMemo[k] = r
 	return r
 }
