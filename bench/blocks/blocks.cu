@@ -63,15 +63,13 @@ __global__ void __launch_bounds__(THREADS)
   __syncthreads();
   int slabs = k / DEPTH;
   for (int s = 0; s < slabs; s++) {
-    int cur = s % 2;
-    bool more = s + 1 < slabs;
+    // The last slab loads itself again, into the slab no thread reads.
+    int cur = s % 2, nxt = min(s + 1, slabs - 1);
     float na[RUN], nb[RUN];
-    if (more) {
 #pragma unroll
-      for (int q = 0; q < RUN; q++) {
-        na[q] = a[(by * TILE + ar) * k + (s + 1) * DEPTH + ac + q];
-        nb[q] = b[((s + 1) * DEPTH + br) * n + bx * TILE + bc + q];
-      }
+    for (int q = 0; q < RUN; q++) {
+      na[q] = a[(by * TILE + ar) * k + nxt * DEPTH + ac + q];
+      nb[q] = b[(nxt * DEPTH + br) * n + bx * TILE + bc + q];
     }
 #pragma unroll
     for (int kk = 0; kk < DEPTH; kk++) {
@@ -88,12 +86,10 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
         for (int j = 0; j < PER; j++) acc[i][j] += ra[i] * rb[j];
     }
-    if (more) {
 #pragma unroll
-      for (int q = 0; q < RUN; q++) {
-        as[1 - cur][ac + q][ar] = na[q];
-        bs[1 - cur][br][bc + q] = nb[q];
-      }
+    for (int q = 0; q < RUN; q++) {
+      as[1 - cur][ac + q][ar] = na[q];
+      bs[1 - cur][br][bc + q] = nb[q];
     }
     __syncthreads();
   }

@@ -25,7 +25,9 @@ const (
 // its threads sum from one, each holds its share of the next slab in
 // registers, loaded from global memory before the sums and stored into
 // the other slab after them, so one barrier per slab suffices and the
-// loads' latency hides behind the arithmetic. Each element of c is
+// loads' latency hides behind the arithmetic. The loads need no test:
+// in the last slab, a thread loads that slab again, into the slab no one
+// reads, which keeps the loop free of branches. Each element of c is
 // summed in the order of k, from zero, as the naive triple loop sums it,
 // so the result equals that loop's bit for bit.
 //
@@ -54,16 +56,14 @@ func Sgemm(a, b, c []float32, m, n, k int) {
 				}
 			}
 			for s := range slabs {
-				cur, more := s%2, s+1 < slabs
+				cur, nxt := s%2, min(s+1, slabs-1)
 				for ty := range qd.Threads(side) {
 					for tx := range qd.Threads(side) {
 						t := ty*side + tx
 						ar, ac, br, bc := t/2, t%2*run, t/32, t%32*run
-						if more {
-							for q := range run {
-								next[ty][tx][0][q] = a[(by*tile+ar)*k+(s+1)*depth+ac+q]
-								next[ty][tx][1][q] = b[((s+1)*depth+br)*n+bx*tile+bc+q]
-							}
+						for q := range run {
+							next[ty][tx][0][q] = a[(by*tile+ar)*k+nxt*depth+ac+q]
+							next[ty][tx][1][q] = b[(nxt*depth+br)*n+bx*tile+bc+q]
 						}
 						for kk := range depth {
 							var ra, rb [per]float32
@@ -79,11 +79,9 @@ func Sgemm(a, b, c []float32, m, n, k int) {
 								}
 							}
 						}
-						if more {
-							for q := range run {
-								as[1-cur][ac+q][ar] = next[ty][tx][0][q]
-								bs[1-cur][br][bc+q] = next[ty][tx][1][q]
-							}
+						for q := range run {
+							as[1-cur][ac+q][ar] = next[ty][tx][0][q]
+							bs[1-cur][br][bc+q] = next[ty][tx][1][q]
 						}
 					}
 				}
