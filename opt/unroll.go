@@ -2,6 +2,7 @@ package opt
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/ir/analysis"
@@ -56,7 +57,7 @@ func UnrollLoops(t *ir.Task) {
 					factor = max(factor, min(maxSmallFactor, loadsInFlight/loads))
 				}
 			}
-			unrollCounted(t, lp, c, factor)
+			unrollCounted(an, lp, c, factor)
 		} else {
 			unroll(t, lp, unrollFactor)
 		}
@@ -132,6 +133,10 @@ type counted struct {
 	slack int64        // 1 if a test compares i+step, else 0
 	le    bool         // the tests are x <= bound: x < bound+1 without overflow
 	step  int64        // what an iteration adds to i, 1 unless steppedLoop found more
+
+	// offsets are the tests' offsets in steps, by block: 1 where a test
+	// compares i+step, else 0.
+	offsets map[int]int64
 }
 
 // maxUnrollStep bounds the constant step of a loop that UnrollLoops
@@ -173,7 +178,7 @@ func steppedLoop(an *analysis.Analysis, lp *ir.Loop, maxStep int64) (counted, bo
 	if c.iv == nil {
 		return c, false
 	}
-	c.tests = map[int]bool{}
+	c.tests, c.offsets = map[int]bool{}, map[int]int64{}
 	for _, test := range c.iv.Tests {
 		offset, ok := test.ConstOffset()
 		stays := l.Has(an.Task.Blocks[test.Block].Term.Succs[0])
@@ -197,6 +202,7 @@ func steppedLoop(an *analysis.Analysis, lp *ir.Loop, maxStep int64) (counted, bo
 		}
 		c.bound, c.le = bound, le
 		c.tests[test.Block] = true
+		c.offsets[test.Block] = offset
 	}
 	return c, len(c.tests) > 0
 }
@@ -239,7 +245,12 @@ func (c *counted) start() (uint64, bool) {
 // chunks of sixteen loads and then sixteen loads one by one, each a whole
 // wait for the memory. Elsewhere one more test a chunk costs more than
 // the iterations it saves.
-func unrollCounted(t *ir.Task, lp *ir.Loop, c counted, factor int) {
+//
+// Where the loop reads its counter only to step and test it, as once
+// strength reduction has turned its element addresses into stepping
+// pointers, the chunks count down what is left instead (countDown).
+func unrollCounted(an *analysis.Analysis, lp *ir.Loop, c counted, factor int) {
+	t := an.Task
 	wide := ir.Int64
 	lowest := uint64(1) << 63
 	typ := c.iv.Type
@@ -258,29 +269,25 @@ func unrollCounted(t *ir.Task, lp *ir.Loop, c counted, factor int) {
 	if c.le {
 		k--
 	}
-	conv := func(b *ir.Block, a ir.Arg, from, to ir.Type) ir.Arg {
-		if from == to {
-			return a
-		}
-		if a.Imm {
-			v, _ := ir.Fold(&ir.Instr{Op: ir.OpConvert, Type: to, From: from}, []uint64{a.Bits})
-			return ir.Imm(to, v)
-		}
-		r := t.NewReg(to)
-		b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpConvert, Type: to, From: from, Dst: r, Args: []ir.Arg{a}})
-		return ir.R(r)
-	}
+	down := countDown(an, lp, c, factor, k, keepLast)
 	setup := t.NewBlock("unroll setup")
-	bound := conv(setup, c.bound, typ, wide)
-	floor, limit := t.NewReg(wide), t.NewReg(wide)
-	setup.Instrs = append(setup.Instrs,
-		ir.Instr{Op: ir.OpMax, Type: wide, Dst: floor, Args: []ir.Arg{bound, ir.Imm(wide, lowest+k)}},
-		ir.Instr{Op: ir.OpSub, Type: wide, Dst: limit, Args: []ir.Arg{ir.R(floor), ir.Imm(wide, k)}})
-	guard := t.NewBlock("unroll guard")
-	setup.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{guard.Index}}
-	i := conv(guard, ir.R(c.iv.Reg), typ, wide)
-	room := t.NewReg(ir.Bool)
-	guard.Instrs = append(guard.Instrs, ir.Instr{Op: ir.OpLt, Type: wide, Dst: room, Args: []ir.Arg{i, ir.R(limit)}})
+	var guard *ir.Block // where a chunk that ran to its end goes
+	var room ir.Reg
+	var left ir.Reg // with down, what is left of the count
+	if down {
+		left, room = countLeft(t, setup, c, k)
+	} else {
+		bound := convert(t, setup, c.bound, typ, wide)
+		floor, limit := t.NewReg(wide), t.NewReg(wide)
+		setup.Instrs = append(setup.Instrs,
+			ir.Instr{Op: ir.OpMax, Type: wide, Dst: floor, Args: []ir.Arg{bound, ir.Imm(wide, lowest+k)}},
+			ir.Instr{Op: ir.OpSub, Type: wide, Dst: limit, Args: []ir.Arg{ir.R(floor), ir.Imm(wide, k)}})
+		guard = t.NewBlock("unroll guard")
+		setup.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{guard.Index}}
+		i := convert(t, guard, ir.R(c.iv.Reg), typ, wide)
+		room = t.NewReg(ir.Bool)
+		guard.Instrs = append(guard.Instrs, ir.Instr{Op: ir.OpLt, Type: wide, Dst: room, Args: []ir.Arg{i, ir.R(limit)}})
+	}
 
 	// Entries into the loop now go through the setup.
 	for bi, b := range t.Blocks {
@@ -307,6 +314,12 @@ func unrollCounted(t *ir.Task, lp *ir.Loop, c counted, factor int) {
 			copies[k][b] = nb.Index
 		}
 	}
+	chunk := copies[0][lp.Header]
+	if down {
+		guard = countChunks(t, lp, c, factor, k, keepLast, left, copies, chunk)
+	} else {
+		guard.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(room), Succs: [2]int{chunk, lp.Header}}
+	}
 	for k := range factor {
 		for _, b := range blocks {
 			succs := t.Blocks[copies[k][b]].Term.Successors()
@@ -322,7 +335,163 @@ func unrollCounted(t *ir.Task, lp *ir.Loop, c counted, factor int) {
 			}
 		}
 	}
-	guard.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(room), Succs: [2]int{copies[0][lp.Header], lp.Header}}
+	if down {
+		setup.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(room), Succs: [2]int{chunk, lp.Header}}
+	}
+}
+
+// countDown reports whether unrollCounted's chunks count down what is
+// left of the loop's count, n = bound-i, instead of comparing i with a
+// limit:
+//
+//	setup:  n = max(bound, i) - i;  if n > k goto chunk else loop
+//	chunk:  factor copies of the body, index tests removed; then step
+//	step:   n -= factor×s;  if n > k goto chunk else count
+//	count:  i = bound - n;  goto loop
+//
+// Between chunks a thread then holds n alone, where it held i, the limit
+// and, for a last copy's tests, the bound: the chunk's copies still step
+// i, but nothing in them reads it, and ptxas drops those steps once the
+// count block gives i its value on the way out. The registers saved are
+// what lets a chunk of sixteen loads issue them all before its first add:
+// a column's norm at 32 registers loaded thirteen, added, loaded three,
+// and so waited on the memory twice a chunk. n is unsigned, bound-i with
+// bound above i, which never overflows; it needs a counter that the loop
+// reads for nothing else, in 32 or 64 bits, and a chunk that never steps
+// past the bound, so that n never goes below zero: its guard or its last
+// copy's tests must leave factor×s iterations at least.
+func countDown(an *analysis.Analysis, lp *ir.Loop, c counted, factor int, k uint64, keepLast bool) bool {
+	if c.iv.Type.Bits() < 32 {
+		return false
+	}
+	stride := uint64(factor) * uint64(max(c.step, 1))
+	full := k+1 >= stride
+	for _, test := range c.iv.Tests {
+		// A last copy's test of i+s that runs every iteration leaves
+		// more than factor×s, or as many where it is i+s <= bound.
+		if keepLast && c.tests[test.Block] && c.offsets[test.Block] == 1 && test.Every {
+			full = true
+		}
+	}
+	if !full {
+		return false
+	}
+	t := an.Task
+	reads := map[analysis.Site]bool{c.iv.Sum: true, c.iv.Update: true}
+	for _, test := range c.iv.Tests {
+		if c.tests[test.Block] {
+			reads[test.Compare] = true
+		}
+	}
+	sum := an.Instr(c.iv.Sum).Dst
+	for _, b := range lp.Blocks() {
+		for at, in := range t.Blocks[b].Instrs {
+			if reads[analysis.Site{Block: b, At: at}] {
+				continue
+			}
+			for _, a := range in.Args {
+				if !a.Imm && (a.Reg == c.iv.Reg || a.Reg == sum) {
+					return false
+				}
+			}
+		}
+	}
+	// Nor after it, where a chunk may leave: by a break, or by the tests
+	// its last copy keeps. A counter read there (Mandelbrot's count of
+	// iterations) stays live in the chunks, and n would only add a step.
+	if slices.Contains(t.Results, c.iv.Reg) || slices.Contains(t.Results, sum) {
+		return false
+	}
+	live := liveOut(t)
+	for _, b := range lp.Blocks() {
+		if c.tests[b] && !keepLast {
+			continue
+		}
+		for _, s := range t.Blocks[b].Term.Successors() {
+			if !lp.Has(s) && (readAfter(t, live, c.iv.Reg, s, -1) || readAfter(t, live, sum, s, -1)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// countLeft ends the setup of a chunked loop that counts down: n =
+// max(bound, i) - i, unsigned, and whether a chunk may run, n > k.
+func countLeft(t *ir.Task, setup *ir.Block, c counted, k uint64) (left, room ir.Reg) {
+	typ := c.iv.Type
+	u := typ.Unsigned()
+	top := t.NewReg(typ)
+	setup.Instrs = append(setup.Instrs, ir.Instr{Op: ir.OpMax, Type: typ, Dst: top, Args: []ir.Arg{ir.R(c.iv.Reg), c.bound}})
+	left, room = t.NewReg(u), t.NewReg(ir.Bool)
+	hi, lo := convert(t, setup, ir.R(top), typ, u), convert(t, setup, ir.R(c.iv.Reg), typ, u)
+	setup.Instrs = append(setup.Instrs,
+		ir.Instr{Op: ir.OpSub, Type: u, Dst: left, Args: []ir.Arg{hi, lo}},
+		ir.Instr{Op: ir.OpGt, Type: u, Dst: room, Args: []ir.Arg{ir.R(left), ir.Imm(u, k)}})
+	return left, room
+}
+
+// countChunks makes the step between the chunks of a loop that counts
+// down and the count block after them, and has the last copy's tests, if
+// it keeps them, read n: i+o < bound for the last copy's i, which is
+// i+(factor-1)×s for the chunk's, is n > (factor-1+o)×s. It returns the
+// step.
+func countChunks(t *ir.Task, lp *ir.Loop, c counted, factor int, k uint64, keepLast bool,
+	left ir.Reg, copies []map[int]int, chunk int) *ir.Block {
+	typ := c.iv.Type
+	u := typ.Unsigned()
+	s := uint64(max(c.step, 1))
+	if keepLast {
+		for b := range c.tests {
+			nb := t.Blocks[copies[factor-1][b]]
+			op := ir.OpGt
+			if c.le {
+				op = ir.OpGe
+			}
+			holds := t.NewReg(ir.Bool)
+			nb.Instrs = append(nb.Instrs, ir.Instr{Op: op, Type: u, Dst: holds,
+				Args: []ir.Arg{ir.R(left), ir.Imm(u, (uint64(factor)-1+uint64(c.offsets[b]))*s)}})
+			nb.Term.Cond = ir.R(holds)
+		}
+	}
+	step, count := t.NewBlock("unroll step"), t.NewBlock("unroll count")
+	room := t.NewReg(ir.Bool)
+	step.Instrs = append(step.Instrs,
+		ir.Instr{Op: ir.OpSub, Type: u, Dst: left, Args: []ir.Arg{ir.R(left), ir.Imm(u, uint64(factor)*s)}},
+		ir.Instr{Op: ir.OpGt, Type: u, Dst: room, Args: []ir.Arg{ir.R(left), ir.Imm(u, k)}})
+	step.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(room), Succs: [2]int{chunk, count.Index}}
+	// After a chunk the bound is above the chunk's first i, so max(bound,
+	// i) was the bound, and i = bound - n.
+	bound := c.bound
+	if bound.Imm {
+		bound = ir.R(t.NewReg(typ))
+		count.Instrs = append(count.Instrs, ir.Instr{Op: ir.OpMove, Type: typ, Dst: bound.Reg, Args: []ir.Arg{c.bound}})
+	}
+	hi := convert(t, count, bound, typ, u)
+	if typ == u {
+		count.Instrs = append(count.Instrs, ir.Instr{Op: ir.OpSub, Type: u, Dst: c.iv.Reg, Args: []ir.Arg{hi, ir.R(left)}})
+	} else {
+		d := t.NewReg(u)
+		count.Instrs = append(count.Instrs,
+			ir.Instr{Op: ir.OpSub, Type: u, Dst: d, Args: []ir.Arg{hi, ir.R(left)}},
+			ir.Instr{Op: ir.OpConvert, Type: typ, From: u, Dst: c.iv.Reg, Args: []ir.Arg{ir.R(d)}})
+	}
+	count.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{lp.Header}}
+	return step
+}
+
+// convert is a in type to, converted in b if it needs an instruction.
+func convert(t *ir.Task, b *ir.Block, a ir.Arg, from, to ir.Type) ir.Arg {
+	if from == to {
+		return a
+	}
+	if a.Imm {
+		v, _ := ir.Fold(&ir.Instr{Op: ir.OpConvert, Type: to, From: from}, []uint64{a.Bits})
+		return ir.Imm(to, v)
+	}
+	r := t.NewReg(to)
+	b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpConvert, Type: to, From: from, Dst: r, Args: []ir.Arg{a}})
+	return ir.R(r)
 }
 
 // unroll copies the loop's blocks factor-1 times and chains the copies:

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "14e6210cd36ef97aa79584e02e52bad2953051992353ca1b9e3e449b5c1e8827"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7b18c7068b763b1282e40af0535678676adf857099ad0e39f5ae11197c9709d3"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "4d46ac55e9810ec0681a709459d7d2aa0f0b6b4d4872a3e524a3fd8167833f46"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d093396f3b2b1de0d7943f6347076db7223777fa18305e0a55f936b824967671"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3fdc313b85801bf5736ba3b45b58b5d130c41722b515f282494a775ee30b35c0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "5ad78350dadcb7a6730c9a951627e65e87ad48708f12e3225dbccf3cb3843fef"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "57d932be10548e89440880fffadfd120b4eda03a76666a74d93266db6fb3d985"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d9513ec494d320b04d048d8882515b85c9938197c53f71e1e3134daedb4698b5"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

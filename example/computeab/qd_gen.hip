@@ -22,7 +22,7 @@ extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	bool r5 = 0, r16 = 0, r23 = 0, r26 = 0, r36 = 0, r48 = 0, r51 = 0, r65 = 0;
 	bool r68 = 0, r74 = 0, r76 = 0, r77 = 0, r80 = 0, r82 = 0, r83 = 0, r85 = 0;
 	bool r86 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r97 = 0, r107 = 0;
-	bool r110 = 0, r126 = 0, r129 = 0;
+	bool r110 = 0, r126 = 0, r129 = 0, r135 = 0, r138 = 0;
 	i32 r93 = 0, r94 = 0, r95 = 0, r96 = 0, r120 = 0, r122 = 0, r123 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r13 = 0, r18 = 0, r22 = 0, r25 = 0, r27 = 0, r28 = 0, r31 = 0;
@@ -30,10 +30,12 @@ extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	i64 r50 = 0, r52 = 0, r53 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0;
 	i64 r61 = 0, r63 = 0, r75 = 0, r78 = 0, r79 = 0, r81 = 0, r84 = 0, r87 = 0;
 	i64 r98 = 0, r100 = 0, r106 = 0, r109 = 0, r111 = 0, r112 = 0, r115 = 0, r116 = 0;
-	i64 r117 = 0, r118 = 0, r119 = 0, r124 = 0, r125 = 0, r127 = 0, r128 = 0;
+	i64 r117 = 0, r118 = 0, r119 = 0, r124 = 0, r130 = 0, r133 = 0, r139 = 0;
 	u32 r121 = 0;
 	u64 r29 = 0, r30 = 0, r54 = 0, r55 = 0, r62 = 0, r64 = 0, r66 = 0, r67 = 0;
-	u64 r69 = 0, r70 = 0, r71 = 0, r72 = 0, r73 = 0, r113 = 0, r114 = 0;
+	u64 r69 = 0, r70 = 0, r71 = 0, r72 = 0, r73 = 0, r113 = 0, r114 = 0, r125 = 0;
+	u64 r127 = 0, r128 = 0, r131 = 0, r132 = 0, r134 = 0, r136 = 0, r137 = 0, r140 = 0;
+	u64 r141 = 0;
 	float r12 = 0, r14 = 0, r15 = 0, r17 = 0, r19 = 0, r20 = 0, r21 = 0, r40 = 0;
 	float r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0, r99 = 0, r101 = 0, r102 = 0;
 	float r103 = 0, r104 = 0, r105 = 0;
@@ -45,53 +47,49 @@ extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r11 = p1; r61 = r11; r62 = (u64)r61; r63 = r2; r64 = (u64)r63; r65 = r64 < r62;
 #line 13 "kernels.go"
 	r4 = p4; r3 = r4; r66 = (u64)r3; r69 = r66 - 1ull; r70 = (u64)r2; r71 = r69 - r70; r72 = r62 - 1ull; r73 = r72 - r64; r74 = r71 <= r73;
-	r10 = p0; if (!r65) goto b36; r67 = r66 + 4611686018427387904ull; r68 = r67 <= 9223372036854775808ull; if (!r68) goto b36; if (!r74) goto b36; r7 = r10; r75 = p4; r76 = r75 >= (-2147483648ll); r77 = r75 <= 2147483647ll; r78 = (i64)((u64)gridDim.x * blockDim.x); r81 = (u64)r75 - 1ull; r82 = r81 >= (-2147483648ll); r86 = r78 <= 2147483647ll; r87 = (u64)r81 + (u64)r78; r88 = r87 <= 2147483647ll; r89 = r76 & r77; r90 = r89 & r82; r91 = r90 & r86; r92 = r91 & r88; r93 = (i32)r2; if (!r92) goto b36; r120 = (i32)r3; r123 = (i32)r1;
+	r10 = p0; if (!r65) goto b37; r67 = r66 + 4611686018427387904ull; r68 = r67 <= 9223372036854775808ull; if (!r68) goto b37; if (!r74) goto b37; r7 = r10; r75 = p4; r76 = r75 >= (-2147483648ll); r77 = r75 <= 2147483647ll; r78 = (i64)((u64)gridDim.x * blockDim.x); r81 = (u64)r75 - 1ull; r82 = r81 >= (-2147483648ll); r86 = r78 <= 2147483647ll; r87 = (u64)r81 + (u64)r78; r88 = r87 <= 2147483647ll; r89 = r76 & r77; r90 = r89 & r82; r91 = r90 & r86; r92 = r91 & r88; r93 = (i32)r2; if (!r92) goto b37; r120 = (i32)r3; r123 = (i32)r1;
 b7: // head (int32)
 #line 13 "kernels.go"
-	r97 = r93 < r120; if (!r97) goto b35; r94 = r93; r98 = (i64)r94; r111 = __mul64hi(r98, (-9002011107970261188ll)); r112 = (u64)r111 + (u64)r98; r113 = (u64)r112; r114 = r113 >> 63; r115 = r112 >> 9; r121 = (u32)r114; r96 = (i32)r121; r116 = (i64)r96; r117 = (u64)r115 + (u64)r116; r118 = (u64)r117 * 1000ull; r119 = (u64)r98 - (u64)r118;
+	r97 = r93 < r120; if (!r97) goto b36; r94 = r93; r98 = (i64)r94; r111 = __mul64hi(r98, (-9002011107970261188ll)); r112 = (u64)r111 + (u64)r98; r113 = (u64)r112; r114 = r113 >> 63; r115 = r112 >> 9; r121 = (u32)r114; r96 = (i32)r121; r116 = (i64)r96; r117 = (u64)r115 + (u64)r116; r118 = (u64)r117 * 1000ull; r119 = (u64)r98 - (u64)r118;
 #line 48 "kernels.go"
-	r100 = r119; r101 = (float)r100; r102 = r101 * 0x1p-01f; r17 = r102; r18 = 0ll; r124 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r125 = (u64)r124 - 8ull;
-b12: // unroll guard
-#line 48 "kernels.go"
-	r126 = r18 < r125; if (!r126) goto b29;
+	r100 = r119; r101 = (float)r100; r102 = r101 * 0x1p-01f; r17 = r102; r18 = 0ll; r124 = r18 > 64ll ? r18 : 64ll; r127 = (u64)r124; r128 = (u64)r18; r125 = r127 - r128; r126 = r125 > 8ull; if (!r126) goto b30;
+b12: // computeA.rangeint.body (int32) (unrolled 0)
 #line 50 "kernels.go"
-	r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; goto b12;
-b29: // computeA.rangeint.body (int32)
+	r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; r17 = r105; r18 = r106; r125 = r125 - 8ull; r129 = r125 > 8ull; if (r129) goto b12; r130 = 64ll; r131 = (u64)r130; r132 = r131 - r125; r18 = (i64)r132;
+b30: // computeA.rangeint.body (int32)
 #line 50 "kernels.go"
-	r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; if (!r107) goto b31; r17 = r105; r18 = r106; goto b29;
-b31: // edge 1→2 (int32)
+	r104 = r17 * 0x1.ff7ceep-01f; r105 = r104 + 0x1p-02f; r106 = (u64)r18 + 1ull; r107 = r106 < 64ll; if (!r107) goto b32; r17 = r105; r18 = r106; goto b30;
+b32: // edge 1→2 (int32)
 #line 50 "kernels.go"
 	r103 = r105; r99 = r103; r98 = (i64)r94;
 #line 14 "kernels.go"
 	r108 = r7 + r98 * 4; *(float *)r108 = r99;
 #line 13 "kernels.go"
 	r93 = (u32)r93 + (u32)r123; goto b7;
-b35: // exit
+b36: // exit
 #line 13 "kernels.go"
 	return;
-b36: // preheader
+b37: // preheader
 #line 14 "kernels.go"
 	r38 = r10; r39 = r11;
-b37: // head (checked)
+b38: // head (checked)
 #line 13 "kernels.go"
-	r36 = r2 < r3; if (!r36) goto b35; r37 = r2; r52 = __mul64hi(r37, (-9002011107970261188ll)); r53 = (u64)r52 + (u64)r37; r54 = (u64)r53; r55 = r54 >> 63; r56 = r53 >> 9; r57 = (i64)r55; r58 = (u64)r56 + (u64)r57; r59 = (u64)r58 * 1000ull; r60 = (u64)r37 - (u64)r59;
+	r36 = r2 < r3; if (!r36) goto b36; r37 = r2; r52 = __mul64hi(r37, (-9002011107970261188ll)); r53 = (u64)r52 + (u64)r37; r54 = (u64)r53; r55 = r54 >> 63; r56 = r53 >> 9; r57 = (i64)r55; r58 = (u64)r56 + (u64)r57; r59 = (u64)r58 * 1000ull; r60 = (u64)r37 - (u64)r59;
 #line 48 "kernels.go"
-	r41 = r60; r42 = (float)r41; r43 = r42 * 0x1p-01f; r17 = r43; r18 = 0ll; r127 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r128 = (u64)r127 - 8ull;
-b42: // unroll guard
-#line 48 "kernels.go"
-	r129 = r18 < r128; if (!r129) goto b59;
+	r41 = r60; r42 = (float)r41; r43 = r42 * 0x1p-01f; r17 = r43; r18 = 0ll; r133 = r18 > 64ll ? r18 : 64ll; r136 = (u64)r133; r137 = (u64)r18; r134 = r136 - r137; r135 = r134 > 8ull; if (!r135) goto b61;
+b43: // computeA.rangeint.body (checked) (unrolled 0)
 #line 50 "kernels.go"
-	r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; goto b42;
-b59: // computeA.rangeint.body (checked)
+	r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; r17 = r46; r18 = r47; r134 = r134 - 8ull; r138 = r134 > 8ull; if (r138) goto b43; r139 = 64ll; r140 = (u64)r139; r141 = r140 - r134; r18 = (i64)r141;
+b61: // computeA.rangeint.body (checked)
 #line 50 "kernels.go"
-	r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; if (!r48) goto b61; r17 = r46; r18 = r47; goto b59;
-b61: // edge 1→2 (checked)
+	r45 = r17 * 0x1.ff7ceep-01f; r46 = r45 + 0x1p-02f; r47 = (u64)r18 + 1ull; r48 = r47 < 64ll; if (!r48) goto b63; r17 = r46; r18 = r47; goto b61;
+b63: // edge 1→2 (checked)
 #line 50 "kernels.go"
 	r44 = r46; r40 = r44;
 #line 14 "kernels.go"
 	if ((u64)r37 >= (u64)r39) { qd_site = 0; qd_x = r37; qd_y = r39; goto qd_fault; } r49 = r38 + r37 * 4; *(float *)r49 = r40;
 #line 13 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b37;
+	r2 = (u64)r2 + (u64)r1; goto b38;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -110,7 +108,7 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	bool r5 = 0, r15 = 0, r24 = 0, r27 = 0, r37 = 0, r50 = 0, r53 = 0, r67 = 0;
 	bool r70 = 0, r76 = 0, r78 = 0, r79 = 0, r82 = 0, r84 = 0, r85 = 0, r87 = 0;
 	bool r88 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0, r99 = 0, r110 = 0;
-	bool r113 = 0, r129 = 0, r132 = 0;
+	bool r113 = 0, r129 = 0, r132 = 0, r138 = 0, r141 = 0;
 	i32 r95 = 0, r96 = 0, r97 = 0, r98 = 0, r123 = 0, r125 = 0, r126 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r13 = 0, r17 = 0, r23 = 0, r26 = 0, r28 = 0, r29 = 0, r32 = 0;
@@ -118,10 +116,12 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	i64 r52 = 0, r54 = 0, r55 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0;
 	i64 r63 = 0, r65 = 0, r77 = 0, r80 = 0, r81 = 0, r83 = 0, r86 = 0, r89 = 0;
 	i64 r100 = 0, r102 = 0, r109 = 0, r112 = 0, r114 = 0, r115 = 0, r118 = 0, r119 = 0;
-	i64 r120 = 0, r121 = 0, r122 = 0, r127 = 0, r128 = 0, r130 = 0, r131 = 0;
+	i64 r120 = 0, r121 = 0, r122 = 0, r127 = 0, r133 = 0, r136 = 0, r142 = 0;
 	u32 r124 = 0;
 	u64 r30 = 0, r31 = 0, r56 = 0, r57 = 0, r64 = 0, r66 = 0, r68 = 0, r69 = 0;
-	u64 r71 = 0, r72 = 0, r73 = 0, r74 = 0, r75 = 0, r116 = 0, r117 = 0;
+	u64 r71 = 0, r72 = 0, r73 = 0, r74 = 0, r75 = 0, r116 = 0, r117 = 0, r128 = 0;
+	u64 r130 = 0, r131 = 0, r134 = 0, r135 = 0, r137 = 0, r139 = 0, r140 = 0, r143 = 0;
+	u64 r144 = 0;
 	float r12 = 0, r14 = 0, r16 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0;
 	float r41 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0, r47 = 0, r48 = 0, r101 = 0;
 	float r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0;
@@ -133,53 +133,49 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r11 = p3; r63 = r11; r64 = (u64)r63; r65 = r2; r66 = (u64)r65; r67 = r66 < r64;
 #line 18 "kernels.go"
 	r4 = p4; r3 = r4; r68 = (u64)r3; r71 = r68 - 1ull; r72 = (u64)r2; r73 = r71 - r72; r74 = r64 - 1ull; r75 = r74 - r66; r76 = r73 <= r75;
-	r10 = p2; if (!r67) goto b36; r69 = r68 + 4611686018427387904ull; r70 = r69 <= 9223372036854775808ull; if (!r70) goto b36; if (!r76) goto b36; r7 = r10; r77 = p4; r78 = r77 >= (-2147483648ll); r79 = r77 <= 2147483647ll; r80 = (i64)((u64)gridDim.x * blockDim.x); r83 = (u64)r77 - 1ull; r84 = r83 >= (-2147483648ll); r88 = r80 <= 2147483647ll; r89 = (u64)r83 + (u64)r80; r90 = r89 <= 2147483647ll; r91 = r78 & r79; r92 = r91 & r84; r93 = r92 & r88; r94 = r93 & r90; r95 = (i32)r2; if (!r94) goto b36; r123 = (i32)r3; r126 = (i32)r1;
+	r10 = p2; if (!r67) goto b37; r69 = r68 + 4611686018427387904ull; r70 = r69 <= 9223372036854775808ull; if (!r70) goto b37; if (!r76) goto b37; r7 = r10; r77 = p4; r78 = r77 >= (-2147483648ll); r79 = r77 <= 2147483647ll; r80 = (i64)((u64)gridDim.x * blockDim.x); r83 = (u64)r77 - 1ull; r84 = r83 >= (-2147483648ll); r88 = r80 <= 2147483647ll; r89 = (u64)r83 + (u64)r80; r90 = r89 <= 2147483647ll; r91 = r78 & r79; r92 = r91 & r84; r93 = r92 & r88; r94 = r93 & r90; r95 = (i32)r2; if (!r94) goto b37; r123 = (i32)r3; r126 = (i32)r1;
 b7: // head (int32)
 #line 18 "kernels.go"
-	r99 = r95 < r123; if (!r99) goto b35; r96 = r95; r100 = (i64)r96; r114 = __mul64hi(r100, (-6291360591419602545ll)); r115 = (u64)r114 + (u64)r100; r116 = (u64)r115; r117 = r116 >> 63; r118 = r115 >> 9; r124 = (u32)r117; r98 = (i32)r124; r119 = (i64)r98; r120 = (u64)r118 + (u64)r119; r121 = (u64)r120 * 777ull; r122 = (u64)r100 - (u64)r121;
+	r99 = r95 < r123; if (!r99) goto b36; r96 = r95; r100 = (i64)r96; r114 = __mul64hi(r100, (-6291360591419602545ll)); r115 = (u64)r114 + (u64)r100; r116 = (u64)r115; r117 = r116 >> 63; r118 = r115 >> 9; r124 = (u32)r117; r98 = (i32)r124; r119 = (i64)r98; r120 = (u64)r118 + (u64)r119; r121 = (u64)r120 * 777ull; r122 = (u64)r100 - (u64)r121;
 #line 56 "kernels.go"
-	r102 = r122; r103 = (float)r102; r16 = r103; r17 = 0ll; r127 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r128 = (u64)r127 - 8ull;
-b12: // unroll guard
-#line 56 "kernels.go"
-	r129 = r17 < r128; if (!r129) goto b29;
+	r102 = r122; r103 = (float)r102; r16 = r103; r17 = 0ll; r127 = r17 > 64ll ? r17 : 64ll; r130 = (u64)r127; r131 = (u64)r17; r128 = r130 - r131; r129 = r128 > 8ull; if (!r129) goto b30;
+b12: // computeB.rangeint.body (int32) (unrolled 0)
 #line 58 "kernels.go"
-	r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; goto b12;
-b29: // computeB.rangeint.body (int32)
+	r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; r16 = r108; r17 = r109; r128 = r128 - 8ull; r132 = r128 > 8ull; if (r132) goto b12; r133 = 64ll; r134 = (u64)r133; r135 = r134 - r128; r17 = (i64)r135;
+b30: // computeB.rangeint.body (int32)
 #line 58 "kernels.go"
-	r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; if (!r110) goto b31; r16 = r108; r17 = r109; goto b29;
-b31: // edge 1→2 (int32)
+	r105 = r16 * r16; r106 = r16 + 0x1p+00f; r107 = r105 / r106; r108 = r107 + 0x1p+00f; r109 = (u64)r17 + 1ull; r110 = r109 < 64ll; if (!r110) goto b32; r16 = r108; r17 = r109; goto b30;
+b32: // edge 1→2 (int32)
 #line 58 "kernels.go"
 	r104 = r108; r101 = r104; r100 = (i64)r96;
 #line 19 "kernels.go"
 	r111 = r7 + r100 * 4; *(float *)r111 = r101;
 #line 18 "kernels.go"
 	r95 = (u32)r95 + (u32)r126; goto b7;
-b35: // exit
+b36: // exit
 #line 18 "kernels.go"
 	return;
-b36: // preheader
+b37: // preheader
 #line 19 "kernels.go"
 	r39 = r10; r40 = r11;
-b37: // head (checked)
+b38: // head (checked)
 #line 18 "kernels.go"
-	r37 = r2 < r3; if (!r37) goto b35; r38 = r2; r54 = __mul64hi(r38, (-6291360591419602545ll)); r55 = (u64)r54 + (u64)r38; r56 = (u64)r55; r57 = r56 >> 63; r58 = r55 >> 9; r59 = (i64)r57; r60 = (u64)r58 + (u64)r59; r61 = (u64)r60 * 777ull; r62 = (u64)r38 - (u64)r61;
+	r37 = r2 < r3; if (!r37) goto b36; r38 = r2; r54 = __mul64hi(r38, (-6291360591419602545ll)); r55 = (u64)r54 + (u64)r38; r56 = (u64)r55; r57 = r56 >> 63; r58 = r55 >> 9; r59 = (i64)r57; r60 = (u64)r58 + (u64)r59; r61 = (u64)r60 * 777ull; r62 = (u64)r38 - (u64)r61;
 #line 56 "kernels.go"
-	r42 = r62; r43 = (float)r42; r16 = r43; r17 = 0ll; r130 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r131 = (u64)r130 - 8ull;
-b42: // unroll guard
-#line 56 "kernels.go"
-	r132 = r17 < r131; if (!r132) goto b59;
+	r42 = r62; r43 = (float)r42; r16 = r43; r17 = 0ll; r136 = r17 > 64ll ? r17 : 64ll; r139 = (u64)r136; r140 = (u64)r17; r137 = r139 - r140; r138 = r137 > 8ull; if (!r138) goto b61;
+b43: // computeB.rangeint.body (checked) (unrolled 0)
 #line 58 "kernels.go"
-	r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; goto b42;
-b59: // computeB.rangeint.body (checked)
+	r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; r16 = r48; r17 = r49; r137 = r137 - 8ull; r141 = r137 > 8ull; if (r141) goto b43; r142 = 64ll; r143 = (u64)r142; r144 = r143 - r137; r17 = (i64)r144;
+b61: // computeB.rangeint.body (checked)
 #line 58 "kernels.go"
-	r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; if (!r50) goto b61; r16 = r48; r17 = r49; goto b59;
-b61: // edge 1→2 (checked)
+	r45 = r16 * r16; r46 = r16 + 0x1p+00f; r47 = r45 / r46; r48 = r47 + 0x1p+00f; r49 = (u64)r17 + 1ull; r50 = r49 < 64ll; if (!r50) goto b63; r16 = r48; r17 = r49; goto b61;
+b63: // edge 1→2 (checked)
 #line 58 "kernels.go"
 	r44 = r48; r41 = r44;
 #line 19 "kernels.go"
 	if ((u64)r38 >= (u64)r40) { qd_site = 1; qd_x = r38; qd_y = r40; goto qd_fault; } r51 = r39 + r38 * 4; *(float *)r51 = r41;
 #line 18 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b37;
+	r2 = (u64)r2 + (u64)r1; goto b38;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -198,18 +194,20 @@ extern "C" __global__ void ComputeABSerial_0(char *p0, i64 p1, char *p2, i64 p3,
 	bool r4 = 0, r10 = 0, r17 = 0, r22 = 0, r32 = 0, r42 = 0, r45 = 0, r58 = 0;
 	bool r61 = 0, r67 = 0, r69 = 0, r70 = 0, r73 = 0, r75 = 0, r76 = 0, r78 = 0;
 	bool r79 = 0, r81 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0, r90 = 0, r100 = 0;
-	bool r103 = 0, r119 = 0, r122 = 0;
+	bool r103 = 0, r119 = 0, r122 = 0, r128 = 0, r131 = 0;
 	i32 r86 = 0, r87 = 0, r88 = 0, r89 = 0, r113 = 0, r115 = 0, r116 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r12 = 0, r16 = 0;
 	i64 r20 = 0, r21 = 0, r23 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
 	i64 r31 = 0, r33 = 0, r35 = 0, r41 = 0, r44 = 0, r46 = 0, r47 = 0, r50 = 0;
 	i64 r51 = 0, r52 = 0, r53 = 0, r54 = 0, r56 = 0, r68 = 0, r71 = 0, r72 = 0;
 	i64 r74 = 0, r77 = 0, r80 = 0, r91 = 0, r93 = 0, r99 = 0, r102 = 0, r104 = 0;
-	i64 r105 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0, r117 = 0, r118 = 0;
-	i64 r120 = 0, r121 = 0;
+	i64 r105 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0, r117 = 0, r123 = 0;
+	i64 r126 = 0, r132 = 0;
 	u32 r114 = 0;
 	u64 r25 = 0, r26 = 0, r48 = 0, r49 = 0, r55 = 0, r57 = 0, r59 = 0, r60 = 0;
-	u64 r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r106 = 0, r107 = 0;
+	u64 r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r106 = 0, r107 = 0, r118 = 0;
+	u64 r120 = 0, r121 = 0, r124 = 0, r125 = 0, r127 = 0, r129 = 0, r130 = 0, r133 = 0;
+	u64 r134 = 0;
 	float r6 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0, r34 = 0;
 	float r36 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r92 = 0, r94 = 0, r95 = 0;
 	float r96 = 0, r97 = 0, r98 = 0;
@@ -221,50 +219,46 @@ extern "C" __global__ void ComputeABSerial_0(char *p0, i64 p1, char *p2, i64 p3,
 	r20 = p1; r55 = (u64)r20; r56 = r2; r57 = (u64)r56; r58 = r57 < r55;
 #line 29 "kernels.go"
 	r3 = p4; r59 = (u64)r3; r62 = r59 - 1ull; r63 = (u64)r2; r64 = r62 - r63; r65 = r55 - 1ull; r66 = r65 - r57; r67 = r64 <= r66;
-	r19 = p0; if (!r58) goto b35; r60 = r59 + 4611686018427387904ull; r61 = r60 <= 9223372036854775808ull; if (!r61) goto b35; if (!r67) goto b35; r68 = p4; r69 = r68 >= (-2147483648ll); r70 = r68 <= 2147483647ll; r71 = (i64)((u64)gridDim.x * blockDim.x); r74 = (u64)r68 - 1ull; r75 = r74 >= (-2147483648ll); r79 = r71 <= 2147483647ll; r80 = (u64)r74 + (u64)r71; r81 = r80 <= 2147483647ll; r82 = r69 & r70; r83 = r82 & r75; r84 = r83 & r79; r85 = r84 & r81; r86 = (i32)r2; if (!r85) goto b35; r113 = (i32)r3; r116 = (i32)r1;
+	r19 = p0; if (!r58) goto b36; r60 = r59 + 4611686018427387904ull; r61 = r60 <= 9223372036854775808ull; if (!r61) goto b36; if (!r67) goto b36; r68 = p4; r69 = r68 >= (-2147483648ll); r70 = r68 <= 2147483647ll; r71 = (i64)((u64)gridDim.x * blockDim.x); r74 = (u64)r68 - 1ull; r75 = r74 >= (-2147483648ll); r79 = r71 <= 2147483647ll; r80 = (u64)r74 + (u64)r71; r81 = r80 <= 2147483647ll; r82 = r69 & r70; r83 = r82 & r75; r84 = r83 & r79; r85 = r84 & r81; r86 = (i32)r2; if (!r85) goto b36; r113 = (i32)r3; r116 = (i32)r1;
 b6: // head (int32)
 #line 29 "kernels.go"
-	r90 = r86 < r113; if (!r90) goto b34; r87 = r86; r91 = (i64)r87; r104 = __mul64hi(r91, (-9002011107970261188ll)); r105 = (u64)r104 + (u64)r91; r106 = (u64)r105; r107 = r106 >> 63; r108 = r105 >> 9; r114 = (u32)r107; r89 = (i32)r114; r109 = (i64)r89; r110 = (u64)r108 + (u64)r109; r111 = (u64)r110 * 1000ull; r112 = (u64)r91 - (u64)r111;
+	r90 = r86 < r113; if (!r90) goto b35; r87 = r86; r91 = (i64)r87; r104 = __mul64hi(r91, (-9002011107970261188ll)); r105 = (u64)r104 + (u64)r91; r106 = (u64)r105; r107 = r106 >> 63; r108 = r105 >> 9; r114 = (u32)r107; r89 = (i32)r114; r109 = (i64)r89; r110 = (u64)r108 + (u64)r109; r111 = (u64)r110 * 1000ull; r112 = (u64)r91 - (u64)r111;
 #line 48 "kernels.go"
-	r93 = r112; r94 = (float)r93; r95 = r94 * 0x1p-01f; r11 = r95; r12 = 0ll; r117 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r118 = (u64)r117 - 8ull;
-b11: // unroll guard
-#line 48 "kernels.go"
-	r119 = r12 < r118; if (!r119) goto b28;
+	r93 = r112; r94 = (float)r93; r95 = r94 * 0x1p-01f; r11 = r95; r12 = 0ll; r117 = r12 > 64ll ? r12 : 64ll; r120 = (u64)r117; r121 = (u64)r12; r118 = r120 - r121; r119 = r118 > 8ull; if (!r119) goto b29;
+b11: // computeA.rangeint.body (int32) (unrolled 0)
 #line 50 "kernels.go"
-	r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; goto b11;
-b28: // computeA.rangeint.body (int32)
+	r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; r11 = r98; r12 = r99; r118 = r118 - 8ull; r122 = r118 > 8ull; if (r122) goto b11; r123 = 64ll; r124 = (u64)r123; r125 = r124 - r118; r12 = (i64)r125;
+b29: // computeA.rangeint.body (int32)
 #line 50 "kernels.go"
-	r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; if (!r100) goto b30; r11 = r98; r12 = r99; goto b28;
-b30: // edge 1→2 (int32)
+	r97 = r11 * 0x1.ff7ceep-01f; r98 = r97 + 0x1p-02f; r99 = (u64)r12 + 1ull; r100 = r99 < 64ll; if (!r100) goto b31; r11 = r98; r12 = r99; goto b29;
+b31: // edge 1→2 (int32)
 #line 50 "kernels.go"
 	r96 = r98; r92 = r96; r91 = (i64)r87;
 #line 30 "kernels.go"
 	r101 = r19 + r91 * 4; *(float *)r101 = r92;
 #line 29 "kernels.go"
 	r86 = (u32)r86 + (u32)r116; goto b6;
-b34: // exit
+b35: // exit
 #line 29 "kernels.go"
 	return;
-b35: // head (checked)
+b36: // head (checked)
 #line 29 "kernels.go"
-	r32 = r2 < r3; if (!r32) goto b34; r33 = r2; r46 = __mul64hi(r33, (-9002011107970261188ll)); r47 = (u64)r46 + (u64)r33; r48 = (u64)r47; r49 = r48 >> 63; r50 = r47 >> 9; r51 = (i64)r49; r52 = (u64)r50 + (u64)r51; r53 = (u64)r52 * 1000ull; r54 = (u64)r33 - (u64)r53;
+	r32 = r2 < r3; if (!r32) goto b35; r33 = r2; r46 = __mul64hi(r33, (-9002011107970261188ll)); r47 = (u64)r46 + (u64)r33; r48 = (u64)r47; r49 = r48 >> 63; r50 = r47 >> 9; r51 = (i64)r49; r52 = (u64)r50 + (u64)r51; r53 = (u64)r52 * 1000ull; r54 = (u64)r33 - (u64)r53;
 #line 48 "kernels.go"
-	r35 = r54; r36 = (float)r35; r37 = r36 * 0x1p-01f; r11 = r37; r12 = 0ll; r120 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r121 = (u64)r120 - 8ull;
-b40: // unroll guard
-#line 48 "kernels.go"
-	r122 = r12 < r121; if (!r122) goto b57;
+	r35 = r54; r36 = (float)r35; r37 = r36 * 0x1p-01f; r11 = r37; r12 = 0ll; r126 = r12 > 64ll ? r12 : 64ll; r129 = (u64)r126; r130 = (u64)r12; r127 = r129 - r130; r128 = r127 > 8ull; if (!r128) goto b59;
+b41: // computeA.rangeint.body (checked) (unrolled 0)
 #line 50 "kernels.go"
-	r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; goto b40;
-b57: // computeA.rangeint.body (checked)
+	r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; r11 = r40; r12 = r41; r127 = r127 - 8ull; r131 = r127 > 8ull; if (r131) goto b41; r132 = 64ll; r133 = (u64)r132; r134 = r133 - r127; r12 = (i64)r134;
+b59: // computeA.rangeint.body (checked)
 #line 50 "kernels.go"
-	r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; if (!r42) goto b59; r11 = r40; r12 = r41; goto b57;
-b59: // edge 1→2 (checked)
+	r39 = r11 * 0x1.ff7ceep-01f; r40 = r39 + 0x1p-02f; r41 = (u64)r12 + 1ull; r42 = r41 < 64ll; if (!r42) goto b61; r11 = r40; r12 = r41; goto b59;
+b61: // edge 1→2 (checked)
 #line 50 "kernels.go"
 	r38 = r40; r34 = r38;
 #line 30 "kernels.go"
 	if ((u64)r33 >= (u64)r20) { qd_site = 0; qd_x = r33; qd_y = r20; goto qd_fault; } r43 = r19 + r33 * 4; *(float *)r43 = r34;
 #line 29 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b35;
+	r2 = (u64)r2 + (u64)r1; goto b36;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -283,18 +277,20 @@ extern "C" __global__ void ComputeABSerial_1(char *p0, i64 p1, char *p2, i64 p3,
 	bool r4 = 0, r9 = 0, r18 = 0, r23 = 0, r33 = 0, r44 = 0, r47 = 0, r60 = 0;
 	bool r63 = 0, r69 = 0, r71 = 0, r72 = 0, r75 = 0, r77 = 0, r78 = 0, r80 = 0;
 	bool r81 = 0, r83 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0, r92 = 0, r103 = 0;
-	bool r106 = 0, r122 = 0, r125 = 0;
+	bool r106 = 0, r122 = 0, r125 = 0, r131 = 0, r134 = 0;
 	i32 r88 = 0, r89 = 0, r90 = 0, r91 = 0, r116 = 0, r118 = 0, r119 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r11 = 0, r17 = 0;
 	i64 r21 = 0, r22 = 0, r24 = 0, r25 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0;
 	i64 r32 = 0, r34 = 0, r36 = 0, r43 = 0, r46 = 0, r48 = 0, r49 = 0, r52 = 0;
 	i64 r53 = 0, r54 = 0, r55 = 0, r56 = 0, r58 = 0, r70 = 0, r73 = 0, r74 = 0;
 	i64 r76 = 0, r79 = 0, r82 = 0, r93 = 0, r95 = 0, r102 = 0, r105 = 0, r107 = 0;
-	i64 r108 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r120 = 0, r121 = 0;
-	i64 r123 = 0, r124 = 0;
+	i64 r108 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r120 = 0, r126 = 0;
+	i64 r129 = 0, r135 = 0;
 	u32 r117 = 0;
 	u64 r26 = 0, r27 = 0, r50 = 0, r51 = 0, r57 = 0, r59 = 0, r61 = 0, r62 = 0;
-	u64 r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0, r109 = 0, r110 = 0;
+	u64 r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0, r109 = 0, r110 = 0, r121 = 0;
+	u64 r123 = 0, r124 = 0, r127 = 0, r128 = 0, r130 = 0, r132 = 0, r133 = 0, r136 = 0;
+	u64 r137 = 0;
 	float r6 = 0, r8 = 0, r10 = 0, r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0;
 	float r35 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r94 = 0;
 	float r96 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0;
@@ -306,50 +302,46 @@ extern "C" __global__ void ComputeABSerial_1(char *p0, i64 p1, char *p2, i64 p3,
 	r21 = p3; r57 = (u64)r21; r58 = r2; r59 = (u64)r58; r60 = r59 < r57;
 #line 32 "kernels.go"
 	r3 = p4; r61 = (u64)r3; r64 = r61 - 1ull; r65 = (u64)r2; r66 = r64 - r65; r67 = r57 - 1ull; r68 = r67 - r59; r69 = r66 <= r68;
-	r20 = p2; if (!r60) goto b35; r62 = r61 + 4611686018427387904ull; r63 = r62 <= 9223372036854775808ull; if (!r63) goto b35; if (!r69) goto b35; r70 = p4; r71 = r70 >= (-2147483648ll); r72 = r70 <= 2147483647ll; r73 = (i64)((u64)gridDim.x * blockDim.x); r76 = (u64)r70 - 1ull; r77 = r76 >= (-2147483648ll); r81 = r73 <= 2147483647ll; r82 = (u64)r76 + (u64)r73; r83 = r82 <= 2147483647ll; r84 = r71 & r72; r85 = r84 & r77; r86 = r85 & r81; r87 = r86 & r83; r88 = (i32)r2; if (!r87) goto b35; r116 = (i32)r3; r119 = (i32)r1;
+	r20 = p2; if (!r60) goto b36; r62 = r61 + 4611686018427387904ull; r63 = r62 <= 9223372036854775808ull; if (!r63) goto b36; if (!r69) goto b36; r70 = p4; r71 = r70 >= (-2147483648ll); r72 = r70 <= 2147483647ll; r73 = (i64)((u64)gridDim.x * blockDim.x); r76 = (u64)r70 - 1ull; r77 = r76 >= (-2147483648ll); r81 = r73 <= 2147483647ll; r82 = (u64)r76 + (u64)r73; r83 = r82 <= 2147483647ll; r84 = r71 & r72; r85 = r84 & r77; r86 = r85 & r81; r87 = r86 & r83; r88 = (i32)r2; if (!r87) goto b36; r116 = (i32)r3; r119 = (i32)r1;
 b6: // head (int32)
 #line 32 "kernels.go"
-	r92 = r88 < r116; if (!r92) goto b34; r89 = r88; r93 = (i64)r89; r107 = __mul64hi(r93, (-6291360591419602545ll)); r108 = (u64)r107 + (u64)r93; r109 = (u64)r108; r110 = r109 >> 63; r111 = r108 >> 9; r117 = (u32)r110; r91 = (i32)r117; r112 = (i64)r91; r113 = (u64)r111 + (u64)r112; r114 = (u64)r113 * 777ull; r115 = (u64)r93 - (u64)r114;
+	r92 = r88 < r116; if (!r92) goto b35; r89 = r88; r93 = (i64)r89; r107 = __mul64hi(r93, (-6291360591419602545ll)); r108 = (u64)r107 + (u64)r93; r109 = (u64)r108; r110 = r109 >> 63; r111 = r108 >> 9; r117 = (u32)r110; r91 = (i32)r117; r112 = (i64)r91; r113 = (u64)r111 + (u64)r112; r114 = (u64)r113 * 777ull; r115 = (u64)r93 - (u64)r114;
 #line 56 "kernels.go"
-	r95 = r115; r96 = (float)r95; r10 = r96; r11 = 0ll; r120 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r121 = (u64)r120 - 8ull;
-b11: // unroll guard
-#line 56 "kernels.go"
-	r122 = r11 < r121; if (!r122) goto b28;
+	r95 = r115; r96 = (float)r95; r10 = r96; r11 = 0ll; r120 = r11 > 64ll ? r11 : 64ll; r123 = (u64)r120; r124 = (u64)r11; r121 = r123 - r124; r122 = r121 > 8ull; if (!r122) goto b29;
+b11: // computeB.rangeint.body (int32) (unrolled 0)
 #line 58 "kernels.go"
-	r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; goto b11;
-b28: // computeB.rangeint.body (int32)
+	r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; r10 = r101; r11 = r102; r121 = r121 - 8ull; r125 = r121 > 8ull; if (r125) goto b11; r126 = 64ll; r127 = (u64)r126; r128 = r127 - r121; r11 = (i64)r128;
+b29: // computeB.rangeint.body (int32)
 #line 58 "kernels.go"
-	r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; if (!r103) goto b30; r10 = r101; r11 = r102; goto b28;
-b30: // edge 1→2 (int32)
+	r98 = r10 * r10; r99 = r10 + 0x1p+00f; r100 = r98 / r99; r101 = r100 + 0x1p+00f; r102 = (u64)r11 + 1ull; r103 = r102 < 64ll; if (!r103) goto b31; r10 = r101; r11 = r102; goto b29;
+b31: // edge 1→2 (int32)
 #line 58 "kernels.go"
 	r97 = r101; r94 = r97; r93 = (i64)r89;
 #line 33 "kernels.go"
 	r104 = r20 + r93 * 4; *(float *)r104 = r94;
 #line 32 "kernels.go"
 	r88 = (u32)r88 + (u32)r119; goto b6;
-b34: // exit
+b35: // exit
 #line 32 "kernels.go"
 	return;
-b35: // head (checked)
+b36: // head (checked)
 #line 32 "kernels.go"
-	r33 = r2 < r3; if (!r33) goto b34; r34 = r2; r48 = __mul64hi(r34, (-6291360591419602545ll)); r49 = (u64)r48 + (u64)r34; r50 = (u64)r49; r51 = r50 >> 63; r52 = r49 >> 9; r53 = (i64)r51; r54 = (u64)r52 + (u64)r53; r55 = (u64)r54 * 777ull; r56 = (u64)r34 - (u64)r55;
+	r33 = r2 < r3; if (!r33) goto b35; r34 = r2; r48 = __mul64hi(r34, (-6291360591419602545ll)); r49 = (u64)r48 + (u64)r34; r50 = (u64)r49; r51 = r50 >> 63; r52 = r49 >> 9; r53 = (i64)r51; r54 = (u64)r52 + (u64)r53; r55 = (u64)r54 * 777ull; r56 = (u64)r34 - (u64)r55;
 #line 56 "kernels.go"
-	r36 = r56; r37 = (float)r36; r10 = r37; r11 = 0ll; r123 = 64ll > (-9223372036854775800ll) ? 64ll : (-9223372036854775800ll); r124 = (u64)r123 - 8ull;
-b40: // unroll guard
-#line 56 "kernels.go"
-	r125 = r11 < r124; if (!r125) goto b57;
+	r36 = r56; r37 = (float)r36; r10 = r37; r11 = 0ll; r129 = r11 > 64ll ? r11 : 64ll; r132 = (u64)r129; r133 = (u64)r11; r130 = r132 - r133; r131 = r130 > 8ull; if (!r131) goto b59;
+b41: // computeB.rangeint.body (checked) (unrolled 0)
 #line 58 "kernels.go"
-	r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; goto b40;
-b57: // computeB.rangeint.body (checked)
+	r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; r10 = r42; r11 = r43; r130 = r130 - 8ull; r134 = r130 > 8ull; if (r134) goto b41; r135 = 64ll; r136 = (u64)r135; r137 = r136 - r130; r11 = (i64)r137;
+b59: // computeB.rangeint.body (checked)
 #line 58 "kernels.go"
-	r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; if (!r44) goto b59; r10 = r42; r11 = r43; goto b57;
-b59: // edge 1→2 (checked)
+	r39 = r10 * r10; r40 = r10 + 0x1p+00f; r41 = r39 / r40; r42 = r41 + 0x1p+00f; r43 = (u64)r11 + 1ull; r44 = r43 < 64ll; if (!r44) goto b61; r10 = r42; r11 = r43; goto b59;
+b61: // edge 1→2 (checked)
 #line 58 "kernels.go"
 	r38 = r42; r35 = r38;
 #line 33 "kernels.go"
 	if ((u64)r34 >= (u64)r21) { qd_site = 1; qd_x = r34; qd_y = r21; goto qd_fault; } r45 = r20 + r34 * 4; *(float *)r45 = r35;
 #line 32 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b35;
+	r2 = (u64)r2 + (u64)r1; goto b36;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

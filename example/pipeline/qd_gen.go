@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "75489dfcd34860e3d63ee7f5064e2f8b15014538b7f68b07fb7b7394734f981b"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "ebf51f27d40ec59d76df8d832e2dfcd2b817d48b476d5cfdcf899012fdaccff7"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "89daa749f8a11533ced927cd47704889a3a8889827ef8d0aade72b694eadd19e"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "597d8720446bc6f2ab1942ba4fcecb400ca678cc31b78e84d803111edda82225"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -21,12 +21,13 @@ __device__ u32 qd_fault_claim;
 extern "C" __global__ void Transform_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r7 = 0, r10 = 0, r13 = 0, r27 = 0, r32 = 0, r35 = 0, r38 = 0, r46 = 0;
 	bool r52 = 0, r56 = 0, r62 = 0, r68 = 0, r71 = 0, r81 = 0, r87 = 0, r90 = 0;
+	bool r95 = 0, r98 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r14 = 0, r16 = 0, r26 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0, r45 = 0;
-	i64 r49 = 0, r50 = 0, r67 = 0, r69 = 0, r70 = 0, r80 = 0, r85 = 0, r86 = 0;
-	i64 r88 = 0, r89 = 0;
+	i64 r49 = 0, r50 = 0, r67 = 0, r69 = 0, r70 = 0, r80 = 0, r85 = 0, r93 = 0;
 	u64 r48 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0, r57 = 0, r58 = 0, r59 = 0;
-	u64 r60 = 0, r61 = 0;
+	u64 r60 = 0, r61 = 0, r86 = 0, r88 = 0, r89 = 0, r91 = 0, r92 = 0, r94 = 0;
+	u64 r96 = 0, r97 = 0, r99 = 0, r100 = 0;
 	float r12 = 0, r15 = 0, r17 = 0, r18 = 0, r19 = 0, r22 = 0, r23 = 0, r24 = 0;
 	float r25 = 0, r37 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0;
 	float r73 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0;
@@ -46,62 +47,58 @@ extern "C" __global__ void Transform_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 #line 13 "kernels.go"
 	r14 = p4;
 #line 12 "kernels.go"
-	r4 = p0; if (!r52) goto b34; r55 = r54 + 4611686018427387904ull; r56 = r55 <= 9223372036854775808ull; if (!r56) goto b34; if (!r62) goto b34;
+	r4 = p0; if (!r52) goto b35; r55 = r54 + 4611686018427387904ull; r56 = r55 <= 9223372036854775808ull; if (!r56) goto b35; if (!r62) goto b35;
 	r13 = r14 > 0ll;
 b5: // head (int32)
 #line 12 "kernels.go"
-	r67 = (u64)r2 + 1ull; r68 = r67 < r3; if (!r68) goto b33; r69 = r2;
-	r83 = r4 + r69 * 4; r72 = r83 + 4ll; r73 = *(float *)r72; if (!r13) goto b32; r15 = r73; r16 = 0ll; r85 = r14 > (-9223372036854775800ll) ? r14 : (-9223372036854775800ll); r86 = (u64)r85 - 8ull;
-b10: // unroll guard
-#line 13 "kernels.go"
-	r87 = r16 < r86; if (!r87) goto b27;
+	r67 = (u64)r2 + 1ull; r68 = r67 < r3; if (!r68) goto b34; r69 = r2;
+	r83 = r4 + r69 * 4; r72 = r83 + 4ll; r73 = *(float *)r72; if (!r13) goto b33; r15 = r73; r16 = 0ll; r85 = r16 > r14 ? r16 : r14; r88 = (u64)r85; r89 = (u64)r16; r86 = r88 - r89; r87 = r86 > 8ull; if (!r87) goto b28;
+b10: // rangeint.body (int32) (unrolled 0)
 #line 15 "kernels.go"
-	r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; goto b10;
-b27: // rangeint.body (int32)
+	r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; r15 = r79; r16 = r80; r86 = r86 - 8ull; r90 = r86 > 8ull; if (r90) goto b10; r91 = (u64)r14; r92 = r91 - r86; r16 = (i64)r92;
+b28: // rangeint.body (int32)
 #line 15 "kernels.go"
-	r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; if (!r81) goto b29; r15 = r79; r16 = r80; goto b27;
-b29: // edge 4→5 (int32)
+	r74 = r15 * r15; r75 = r74 + 0x1p+00f; r76 = sqrtf(r75); r77 = r76 * 0x1p-01f; r78 = r15 / 0x1.cp+02f; r79 = r77 + r78; r80 = (u64)r16 + 1ull; r81 = r80 < r14; if (!r81) goto b30; r15 = r79; r16 = r80; goto b28;
+b30: // edge 4→5 (int32)
 #line 15 "kernels.go"
 	r17 = r79;
-b30: // rangeint.done (int32)
+b31: // rangeint.done (int32)
 #line 17 "kernels.go"
 	r84 = r29 + r69 * 4; r82 = r84 + 4ll; *(float *)r82 = r17;
 #line 12 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b5;
-b32: // edge 2→5 (int32)
+b33: // edge 2→5 (int32)
 #line 13 "kernels.go"
-	r17 = r73; goto b30;
-b33: // exit
+	r17 = r73; goto b31;
+b34: // exit
 #line 13 "kernels.go"
 	return;
-b34: // preheader
+b35: // preheader
 #line 13 "kernels.go"
 	r38 = r14 > 0ll;
-b35: // head (checked)
+b36: // head (checked)
 #line 12 "kernels.go"
-	r31 = (u64)r2 + 1ull; r32 = r31 < r3; if (!r32) goto b33; r33 = r2;
-	r65 = r4 + r33 * 4; r36 = r65 + 4ll; r37 = *(float *)r36; if (!r38) goto b62; r15 = r37; r16 = 0ll; r88 = r14 > (-9223372036854775800ll) ? r14 : (-9223372036854775800ll); r89 = (u64)r88 - 8ull;
-b40: // unroll guard
-#line 13 "kernels.go"
-	r90 = r16 < r89; if (!r90) goto b57;
+	r31 = (u64)r2 + 1ull; r32 = r31 < r3; if (!r32) goto b34; r33 = r2;
+	r65 = r4 + r33 * 4; r36 = r65 + 4ll; r37 = *(float *)r36; if (!r38) goto b64; r15 = r37; r16 = 0ll; r93 = r16 > r14 ? r16 : r14; r96 = (u64)r93; r97 = (u64)r16; r94 = r96 - r97; r95 = r94 > 8ull; if (!r95) goto b59;
+b41: // rangeint.body (checked) (unrolled 0)
 #line 15 "kernels.go"
-	r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; goto b40;
-b57: // rangeint.body (checked)
+	r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; r15 = r44; r16 = r45; r94 = r94 - 8ull; r98 = r94 > 8ull; if (r98) goto b41; r99 = (u64)r14; r100 = r99 - r94; r16 = (i64)r100;
+b59: // rangeint.body (checked)
 #line 15 "kernels.go"
-	r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; if (!r46) goto b59; r15 = r44; r16 = r45; goto b57;
-b59: // edge 4→5 (checked)
+	r39 = r15 * r15; r40 = r39 + 0x1p+00f; r41 = sqrtf(r40); r42 = r41 * 0x1p-01f; r43 = r15 / 0x1.cp+02f; r44 = r42 + r43; r45 = (u64)r16 + 1ull; r46 = r45 < r14; if (!r46) goto b61; r15 = r44; r16 = r45; goto b59;
+b61: // edge 4→5 (checked)
 #line 15 "kernels.go"
 	r17 = r44;
-b60: // rangeint.done (checked)
+b62: // rangeint.done (checked)
 #line 12 "kernels.go"
 	r34 = (u64)r33 + 1ull;
 #line 17 "kernels.go"
 	if ((u64)r34 >= (u64)r30) { qd_site = 0; qd_x = r34; qd_y = r30; goto qd_fault; } r66 = r29 + r33 * 4; r47 = r66 + 4ll; *(float *)r47 = r17;
 #line 12 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b35;
-b62: // edge 2→5 (checked)
+	r2 = (u64)r2 + (u64)r1; goto b36;
+b64: // edge 2→5 (checked)
 #line 13 "kernels.go"
-	r17 = r37; goto b60;
+	r17 = r37; goto b62;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

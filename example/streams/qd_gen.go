@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "013f01959de5f3b637af4a212aac29153b22baeee317a7d0b036400d4c3971a1"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "563502a1380add4b14a47f5c1dcfa285851926a5c7efa697875d9e72bfe71177"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "447a32deb761abfcf39c939eb72bfe5bcd92762f3d176aee87b610e5b11c4dbf"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7a66ba0ec07bf8cf0bb4936a81767736b89b20284925628cabcb74f8c268b047"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
