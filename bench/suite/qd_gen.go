@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1bf7517dbba2f406008f8bbea91f8529a0bf8348f7ec9ada6cd77e846e068442"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "bc30b977bec2fdb1451e1fd6ca599cba76bfc59586f90b799af0b18bf5288b0c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "34afe34fbdd3b622490fc5211218a25a5c8168110b2def2c3a9d99b600dda382"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "62731c5ef967e4f5edcfeec4b9b026e7ba5e160f9e95de1d1f72e1b1345cf5a1"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
