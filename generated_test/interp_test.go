@@ -114,6 +114,56 @@ func TestKernelsInterpreted(t *testing.T) {
 	interpretCases(t, loadKernels(t), cases, lengths[:3])
 }
 
+// TestNestsInterpretedInStripes runs the kernels whose collapsed nests
+// walk stripes of rows by groups of a block's threads (lower/nest.go) on
+// grids of several blocks of a GPU's sizes, where blocks step over several
+// rows of their stripes and stripes end inside a row's walk or hold no
+// rows: every iteration must still run once.
+func TestNestsInterpretedInStripes(t *testing.T) {
+	kernels := loadKernels(t)
+	for _, c := range cases {
+		k := kernels[c.name]
+		if k == nil || !striped(k) {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(len(c.name)), 5))
+			for _, grid := range []struct{ threads, block int }{{64, 32}, {96, 32}, {256, 256}, {640, 64}} {
+				for _, n := range lengths[:3] {
+					args := drawArgs(c, r, n)
+					want := cloneArgs(args)
+					if err := callGo(c.fn, want); err != nil {
+						t.Fatalf("the Go function failed: %v", err)
+					}
+					got := cloneArgs(args)
+					if err := interpretGrid(k, got, grid.threads, grid.block); err != nil {
+						t.Fatalf("n=%d grid=%v: %v", n, grid, err)
+					}
+					compareArgs(t, c.name, want, got)
+				}
+			}
+		})
+	}
+}
+
+// striped reports whether a parallel task of k reads its thread's place in
+// its block outside a reduction: a collapsed nest's stripes.
+func striped(k *ir.Kernel) bool {
+	for _, task := range k.Tasks {
+		if task.Kind != ir.Parallel || k.Reductions > 0 {
+			continue
+		}
+		for _, b := range task.Blocks {
+			for _, in := range b.Instrs {
+				if in.Op == ir.OpBlockThread {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // interpretCases runs cases on the IR interpreter, with slices of the
 // given lengths.
 func interpretCases(t *testing.T, kernels map[string]*ir.Kernel, cases []kernelCase, lengths []int) {

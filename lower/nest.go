@@ -42,6 +42,17 @@ import (
 // head's tests of the offsets give the range analysis each level's
 // bounds, with which opt.HoistChecks decides the nest's checks before it
 // and opt.RemoveProvenTests drops the levels' own loop tests.
+//
+// A block of consecutive threads runs one row of 256 columns at a time,
+// where a 2-D grid's block of 32×8 runs 8 rows of 32: rows that read the
+// same elements, as every row of a matrix product reads b[k*n+j], read
+// them once into the block's cache for 8 rows there, and 8 times here. A
+// nest with such a load walks stripes (stripedWalk): its outermost level
+// is cut into 8 stripes of rows, and each of 8 groups of a block's
+// threads walks one stripe as above, so that a block runs 8 rows at a
+// time still, at no cost per iteration. Stripes keep the rows they run
+// together apart, so a nest whose rows share only their neighbours (a
+// stencil's y-1 and y+1) gains nothing from them, and keeps the plain walk.
 
 // maxNest is the number of loops of a nest that can share one index space.
 const maxNest = 3
@@ -255,7 +266,9 @@ func (l *lowerer) firstConflict(t *ir.Task) int {
 //	entry:  prologue
 //	setup:  n_k = the count of level k; exit if a level is empty
 //	        i = t split into levels; d = T split into levels
-//	head:   if i_0 < n_0 goto index else exit
+//	        (striped: t and T those of the thread's group, i_0 from its
+//	        stripe's first row, e its end; otherwise e = n_0)
+//	head:   if i_0 < e goto index else exit
 //	index:  φ_k = first_k + i_k; goto the outer loop's header
 //	...     the loops' blocks, each back edge and inner exit going to latch
 //	latch:  i += d, carrying from each inner level into the one outside it
@@ -318,13 +331,22 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 		ranges[k] = f.levelRange(lv, ranges[:k], exit)
 		firsts[k], counts[k] = ranges[k].first, ranges[k].count
 	}
-	tid := tb.convert(ir.R(tb.op(ir.OpThreadIndex, ir.Int64)), ir.Int64, u)
-	step := tb.convert(ir.R(tb.op(ir.OpThreadCount, ir.Int64)), ir.Int64, u)
+	var walk nestWalk
+	if len(pl.reductions) == 0 && sharedAcrossRows(fn, pl, levels[len(levels)-1]) {
+		walk = f.stripedWalk(counts[0])
+	} else {
+		walk = f.plainWalk(counts[0])
+	}
+	tid, step := walk.first, walk.step
 	idx, steps := make([]ir.Reg, len(levels)), make([]ir.Arg, len(levels))
 	for k := len(levels) - 1; k >= 0; k-- {
 		idx[k] = t.NewReg(u)
 		if k == 0 {
-			tb.move(idx[k], tid)
+			if walk.start != nil {
+				tb.emit(ir.Instr{Op: ir.OpAdd, Type: u, Dst: idx[k], Args: []ir.Arg{*walk.start, tid}})
+			} else {
+				tb.move(idx[k], tid)
+			}
 			steps[k] = step
 			break
 		}
@@ -349,7 +371,11 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 		at[k] = tb.op(ir.OpMove, u, ir.R(idx[k]))
 	}
 	for k := len(levels) - 1; k >= 0; k-- {
-		more := tb.op(ir.OpLt, u, ir.R(at[k]), counts[k])
+		bound := counts[k]
+		if k == 0 {
+			bound = walk.end
+		}
+		more := tb.op(ir.OpLt, u, ir.R(at[k]), bound)
 		next := index
 		if k > 0 {
 			next = t.NewBlock("head")
@@ -481,4 +507,121 @@ func (l *lowerer) nestCount(levels []*parLoop) *ir.Expr {
 		}
 	}
 	return product
+}
+
+// nestWalk is how a thread of a nest's grid walks its iterations,
+// numbered row by row: from first (of the iterations of its stripe of
+// the outermost level, if start is set, whose offset is start), by step,
+// until the outermost level's offset reaches end. All are u64.
+type nestWalk struct {
+	first, step ir.Arg
+	start       *ir.Arg
+	end         ir.Arg
+}
+
+// plainWalk is the walk of a thread over all the iterations of a nest of
+// outermost count n0: thread t of T starts at iteration t and steps by T.
+func (f *frame) plainWalk(n0 ir.Arg) nestWalk {
+	tb := f.tb
+	u := ir.Uint64
+	tid := tb.convert(ir.R(tb.op(ir.OpThreadIndex, ir.Int64)), ir.Int64, u)
+	step := tb.convert(ir.R(tb.op(ir.OpThreadCount, ir.Int64)), ir.Int64, u)
+	return nestWalk{first: tid, step: step, end: n0}
+}
+
+// stripedWalk splits the outermost level of a nest into 8 stripes of
+// consecutive rows and each block's threads into 8 groups, one a stripe:
+// group g of every block walks the iterations of stripe g as the grid's
+// threads walk a plain nest's, so that a block runs 8 rows (one of each
+// stripe) of 32 columns at a time, where a plain walk runs 1 row of 256.
+// What all rows read alike, b[k*n+j] of a matrix product, is then read
+// into the block's cache once for 8 rows. The walk costs nothing per
+// iteration: the offsets step and carry as a plain walk's do, and the
+// outermost one is tested against its stripe's end instead of the count.
+//
+// A block whose size is not a multiple of 8 (the interpreter runs blocks
+// of any size), or a level of fewer than 8 rows, takes one stripe of all
+// the rows in one group: the plain walk. The shift g is 3 or 0, and with
+// it every value below is the one or the other walk's, without a branch.
+func (f *frame) stripedWalk(n0 ir.Arg) nestWalk {
+	tb := f.tb
+	u := ir.Uint64
+	special := func(op ir.Op) ir.Arg { return tb.convert(ir.R(tb.op(op, ir.Int64)), ir.Int64, u) }
+	bin := func(op ir.Op, a, b ir.Arg) ir.Arg {
+		in := ir.Instr{Op: op, Type: u, Dst: tb.t.NewReg(u), Args: []ir.Arg{a, b}}
+		if op == ir.OpShl || op == ir.OpShr {
+			in.From = u
+		}
+		tb.emit(in)
+		return ir.R(in.Dst)
+	}
+	one := ir.Imm(u, 1)
+	size, lane, block := special(ir.OpBlockSize), special(ir.OpBlockThread), special(ir.OpBlockIndex)
+	// 1 when the size is a multiple of 8 and there are 8 rows or more.
+	even := bin(ir.OpSub, one, bin(ir.OpMin, bin(ir.OpAnd, size, ir.Imm(u, 7)), one))
+	tall := bin(ir.OpMin, bin(ir.OpShr, n0, ir.Imm(u, 3)), one)
+	g := bin(ir.OpMul, bin(ir.OpAnd, even, tall), ir.Imm(u, 3))
+	width := bin(ir.OpShr, size, g) // threads in a group
+	group := bin(ir.OpDiv, lane, width)
+	rows := bin(ir.OpShr, bin(ir.OpAdd, n0, bin(ir.OpSub, bin(ir.OpShl, one, g), one)), g)
+	start := bin(ir.OpMul, group, rows)
+	end := bin(ir.OpMin, bin(ir.OpAdd, start, rows), n0)
+	first := bin(ir.OpAdd, bin(ir.OpMul, block, width), bin(ir.OpSub, lane, bin(ir.OpMul, group, width)))
+	// The groups' threads, the grid's threads over 8 (or 1).
+	step := bin(ir.OpShr, special(ir.OpThreadCount), g)
+	return nestWalk{first: first, step: step, start: &start, end: end}
+}
+
+// sharedAcrossRows reports whether the body of the nest whose outermost
+// level is pl and innermost inner loads an element whose index follows
+// the innermost level's index but not the outermost's: b[k*n+j] of
+// c[i*n+j] += a[i*n+k]*b[k*n+j]. Rows of the outermost level that run
+// together then read the same elements, which a striped walk shares.
+func sharedAcrossRows(fn *ssa.Function, pl, inner *parLoop) bool {
+	for _, b := range fn.Blocks {
+		if !pl.lp.contains(b) {
+			continue
+		}
+		for _, instr := range b.Instrs {
+			ia, ok := instr.(*ssa.IndexAddr)
+			if !ok || !loaded(ia) {
+				continue
+			}
+			if dependsOn(ia.Index, inner.phi, map[ssa.Value]bool{}) && !dependsOn(ia.Index, pl.phi, map[ssa.Value]bool{}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// loaded reports whether an element's address is read through.
+func loaded(ia *ssa.IndexAddr) bool {
+	for _, r := range *ia.Referrers() {
+		if u, ok := r.(*ssa.UnOp); ok && u.Op == token.MUL {
+			return true
+		}
+	}
+	return false
+}
+
+// dependsOn reports whether v is computed from phi.
+func dependsOn(v ssa.Value, phi *ssa.Phi, seen map[ssa.Value]bool) bool {
+	if v == ssa.Value(phi) {
+		return true
+	}
+	if seen[v] {
+		return false
+	}
+	seen[v] = true
+	instr, ok := v.(ssa.Instruction)
+	if !ok {
+		return false
+	}
+	for _, op := range instr.Operands(nil) {
+		if *op != nil && dependsOn(*op, phi, seen) {
+			return true
+		}
+	}
+	return false
 }

@@ -93,9 +93,11 @@ func TestSuiteInterpreted(t *testing.T) {
 			kernels[k.Name] = k
 		}
 	}
+	// Three blocks of 32 threads walk the nests' stripes as a GPU's
+	// blocks do, several rows each.
 	for _, c := range cases {
-		for _, threads := range []int{1, 5} {
-			compare(t, c, func(args []any) error { return interpret(kernels[c.name], args, threads) })
+		for _, grid := range []struct{ threads, block int }{{1, 0}, {5, 0}, {96, 32}} {
+			compare(t, c, func(args []any) error { return interpret(kernels[c.name], args, grid.threads, grid.block) })
 		}
 	}
 }
@@ -164,7 +166,7 @@ func bytesOf(a any) []byte {
 }
 
 // interpret runs k on args in the IR interpreter, writing results back.
-func interpret(k *ir.Kernel, args []any, threads int) error {
+func interpret(k *ir.Kernel, args []any, threads, block int) error {
 	heap := &ir.Heap{}
 	vals := &ir.Values{Scalar: make([]uint64, len(args)), Base: make([]uint64, len(args)), Len: make([]int64, len(args))}
 	for i, a := range args {
@@ -176,7 +178,7 @@ func interpret(k *ir.Kernel, args []any, threads int) error {
 		}
 		vals.Scalar[i], _ = ir.Bits(a)
 	}
-	if err := (&ir.Interp{Mem: heap, Threads: threads}).Run(k, vals); err != nil {
+	if err := (&ir.Interp{Mem: heap, Threads: threads, BlockSize: block}).Run(k, vals); err != nil {
 		return err
 	}
 	for i, a := range args {

@@ -80,14 +80,47 @@ func (a *Analysis) branchFacts(d, s int) []Fact {
 	f, ok := a.compareFact(cmp, reach[0], d)
 	if !ok {
 		if term.Succs[0] == s {
-			return a.unsignedFacts(cmp, reach[0], d)
+			return a.minFacts(cmp, reach[0], d, a.unsignedFacts(cmp, reach[0], d))
 		}
 		return nil
 	}
 	if term.Succs[1] == s {
-		f = f.negate()
+		return []Fact{f.negate()}
 	}
-	return []Fact{f}
+	return a.minFacts(cmp, reach[0], d, []Fact{f})
+}
+
+// minFacts adds to the facts fs of comparison cmp at site c, where it
+// holds, that x < min(y, z) (or <=) bounds x by y and by z, those known
+// not to be negative: a striped nest's outermost offset is tested against
+// its stripe's end, the lesser of the stripe's and the level's end, and
+// the level's count bounds the index for the checks as a plain test does.
+// An unsigned x is not negative either, being below them.
+func (a *Analysis) minFacts(cmp *ir.Instr, c Site, from int, fs []Fact) []Fact {
+	if cmp.Op != ir.OpLt && cmp.Op != ir.OpLe || cmp.Args[1].Imm || len(cmp.Args) != 2 {
+		return fs
+	}
+	reach := a.Reaching(cmp.Args[1].Reg, c)
+	if len(reach) != 1 || reach[0].Block < 0 {
+		return fs
+	}
+	in := a.Instr(reach[0])
+	x, ok := a.AffineOf(cmp.Args[0], c)
+	if in == nil || in.Op != ir.OpMin || in.Type != cmp.Type || !ok {
+		return fs
+	}
+	bounded := false
+	for _, arg := range in.Args {
+		y, ok := a.AffineOf(arg, reach[0])
+		if ok && a.numeric(y, reach[0], true).lo >= 0 {
+			fs = append(fs, Fact{Op: cmp.Op, X: x, Y: y, From: from})
+			bounded = true
+		}
+	}
+	if bounded && cmp.Type.IsUnsigned() {
+		fs = append(fs, Fact{Op: ir.OpLe, X: Constant(0), Y: x, From: from})
+	}
+	return fs
 }
 
 // unsignedFacts is what a 64-bit unsigned x < y or x <= y proves where it
