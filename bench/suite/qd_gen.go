@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1bf7517dbba2f406008f8bbea91f8529a0bf8348f7ec9ada6cd77e846e068442"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "bc30b977bec2fdb1451e1fd6ca599cba76bfc59586f90b799af0b18bf5288b0c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "09b815fcdfd2707f3514f1ef7c204c45da8965932b66f36e4d84ec6cae0527fc"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "bc30b977bec2fdb1451e1fd6ca599cba76bfc59586f90b799af0b18bf5288b0c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,
