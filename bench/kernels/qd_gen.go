@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "14e6210cd36ef97aa79584e02e52bad2953051992353ca1b9e3e449b5c1e8827"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7b18c7068b763b1282e40af0535678676adf857099ad0e39f5ae11197c9709d3"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "fafa44a700301b48ee894d8a44726baf4e717758553630bbe76baf226820ea38"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "c7835c7877cf734360e542f727fcab2a3722eebf0a07e3724c0aab3c9b73e09a"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "09b815fcdfd2707f3514f1ef7c204c45da8965932b66f36e4d84ec6cae0527fc"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "bc30b977bec2fdb1451e1fd6ca599cba76bfc59586f90b799af0b18bf5288b0c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "ff45a966ea656967f4145c71a686eca709953f84c839e01045d0b20e310d6d81"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7a7cca53f54339cc926c4e74c17a0966ab95a2ec049191099ae9d4e39c6a7110"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

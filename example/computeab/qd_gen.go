@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "3fdc313b85801bf5736ba3b45b58b5d130c41722b515f282494a775ee30b35c0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "5ad78350dadcb7a6730c9a951627e65e87ad48708f12e3225dbccf3cb3843fef"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "4aaeab0417d5843a210e247394805d26de8c82a4637635340bddaefec61af233"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "38a5510e4c0c273713b9b984f0fd307bb569044e10992e77e63b1451efe366fd"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

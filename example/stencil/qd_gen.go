@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f625bd9b5824024c86d4858753f541433d90960ee8cd4df2a5ea6cfd43d71724"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "2fedad539a21a1c39e5e1bb7e8a0b28273e06c77a64a079651e4e94958e37dfb"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "8682ec32f9d64dd9cf816d0b2f01e814e230a2b5a2764872ae5b6882212c72e3"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "5a1700f802f3acd7b0e17eec3be35da1181f2eb852f844ac9db6296f9af4c02a"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

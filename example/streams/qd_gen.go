@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "013f01959de5f3b637af4a212aac29153b22baeee317a7d0b036400d4c3971a1"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "563502a1380add4b14a47f5c1dcfa285851926a5c7efa697875d9e72bfe71177"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a7ee9cc18e55af75905c28e46b84a8034a5b041b0f313f6050f35acd294fa454"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f2ae12714e912d42af75e2704ac1cae252c9c53c680b14da1b873f3c72bc4e23"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
