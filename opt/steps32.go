@@ -18,12 +18,12 @@ import (
 // indices.
 //
 // A loop's fixed offsets from its pointers, such as a stencil's
-// in[p-w] and in[p+w] read from one stepped pointer as p·4 ± w·4, are
-// products of the same kind and narrow the same way: each address is
-// then one wide multiply-add from the pointer where a 64-bit add of an
-// offset ptxas must keep in two registers, or make again, took several
-// (the 3-D stencil's four plane and row offsets, 7 instructions of its
-// 70 an element).
+// in[p-w] and in[p+w] read from one stepped pointer as p·4 ± w·4, or a
+// grid-unrolled body's later iterations at p + count·8, are products of
+// the same kind and narrow the same way: each address is then one wide
+// multiply-add from the pointer where a 64-bit add of an offset ptxas
+// must keep in two registers, or make again, took several (Daxpy's
+// unrolled loop went from 52 instructions to 40).
 //
 // Whether n fits is a test on the loop's entry edge, one comparison a
 // stride. The loop must have the copy that HoistChecks keeps with its
