@@ -72,9 +72,18 @@ func NarrowIndices(t *ir.Task) {
 	// with nothing spilled). A loop with loops inside keeps ptxas's count:
 	// its inner loop, unrolled with its loads in flight, is what needs
 	// the registers, and under the limit Gemm, MatmulAcc and TriMul
-	// spilled in it.
-	if len(plans) > 0 && !nested && narrowed <= maxCappedNarrowed && t.Kind == ir.Parallel && t.MaxRegs == 0 {
-		t.MaxRegs = fullOccupancyRegs
+	// spilled in it. Past maxCappedNarrowed the limit is looser rather
+	// than gone: Conv3D, narrowing 86, spilled into its 32-bit loop at 32
+	// registers, yet at 40 spills only in the 64-bit loop, where ptxas
+	// alone took 47 and a multiprocessor held 1,280 threads of 256-thread
+	// blocks where 40 lets it hold 1,536.
+	if len(plans) > 0 && !nested && t.Kind == ir.Parallel && t.MaxRegs == 0 {
+		switch {
+		case narrowed <= maxCappedNarrowed:
+			t.MaxRegs = fullOccupancyRegs
+		case narrowed <= maxLooselyCappedNarrowed:
+			t.MaxRegs = threeQuarterOccupancyRegs
+		}
 	}
 	// HoistChecks' record of its copies has no reader after this pass,
 	// and goes: the passes after it copy and renumber blocks without
@@ -391,3 +400,15 @@ func (p *index32Plan) multiplies() bool {
 // that many, the 64-bit loop beside the copy needs more than the limit
 // leaves and ptxas spills.
 const maxCappedNarrowed = 72
+
+// maxLooselyCappedNarrowed is the most values a task's 32-bit copies may
+// narrow for the task to be held to threeQuarterOccupancyRegs. The eight
+// registers past fullOccupancyRegs hold four more of the 64-bit loop's
+// values; the bound leaves Conv3D's 86 some room, and a task narrowing
+// more keeps ptxas's count until one is seen to fit.
+const maxLooselyCappedNarrowed = 96
+
+// threeQuarterOccupancyRegs is the most registers a thread may use for a
+// multiprocessor of sm_70 to sm_90 to hold three quarters of the threads
+// it can (1,536 of 2,048, in blocks of 256).
+const threeQuarterOccupancyRegs = 40

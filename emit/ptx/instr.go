@@ -412,8 +412,14 @@ func (e *entry) wideMultiply(in *ir.Instr, d string) bool {
 	}
 	w, ok := e.widened[in.Args[0].Reg]
 	c := in.Args[1].Bits
-	if !ok || w.From == ir.Int32 && c > math.MaxInt32 || w.From == ir.Uint32 && c > math.MaxUint32 {
+	// A signed factor may be negative: a stencil's offset back a row is
+	// the row length times minus the element size.
+	if !ok || w.From == ir.Int32 && (int64(c) > math.MaxInt32 || int64(c) < math.MinInt32) || w.From == ir.Uint32 && c > math.MaxUint32 {
 		return false
+	}
+	if w.From == ir.Int32 {
+		e.emit("mul.wide.s32 %s, %s, %d", d, e.reg(w.Args[0].Reg), int64(c))
+		return true
 	}
 	e.emit("mul.wide.%s %s, %s, %d", opType(w.From), d, e.reg(w.Args[0].Reg), c)
 	return true

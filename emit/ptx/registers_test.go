@@ -29,7 +29,10 @@ import (
 // bounds of the window of its checks (opt.HoistChecks) were computed
 // from each thread's first index; they are the same in every thread now.
 // The 3-D stencil still spills a few values under 32 registers (24 bytes,
-// with this ptxas and with the H100 driver's compiler alike).
+// with this ptxas and with the H100 driver's compiler alike). Conv3D,
+// held to 40 (opt.NarrowIndices), spills 8 bytes in its 64-bit loop
+// only, which runs for sizes past int32 and to fault; its 32-bit loop
+// spills nothing, and without the limit ptxas gave it 47 registers.
 func TestSuiteRegisters(t *testing.T) {
 	usage := suiteCubin(t, "-res-usage")
 	function := regexp.MustCompile(`Function (\w+):\s*\n\s*REG:(\d+) STACK:(\d+)`)
@@ -39,7 +42,7 @@ func TestSuiteRegisters(t *testing.T) {
 		stack[m[1]], _ = strconv.Atoi(m[3])
 	}
 	for name, n := range stack {
-		if n > 0 && name != "Stencil3D_0" {
+		if n > 0 && name != "Stencil3D_0" && name != "Conv3D_0" {
 			t.Errorf("%s: %d bytes of stack, want none", name, n)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "06817cafc0e128b5752e77d54732e30980002588777b237f118efd8afff2bad8"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "66954e7595683877aaea7e36e396ab4015a8342fabae482f39da26f8ef54d553"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "a9d371051f28984d5068439fb6332e7dcb3f973ced5d039dcbbdc280d7ad41d0"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "79bd287414e45317b473e78c68120c908e288cbee496d37b33fb7fe3ed74f852"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

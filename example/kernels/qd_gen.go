@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "9b909989a90cc31ed449160e7fc50e01266ade753b9a7f77d5ecc7557137911e"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "61f3690bc295963515bfb734e935b4c4a4e4acc7aa8ee134220052d2c31472aa"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d656f399c175f0d7c2daea71d8c579ecfe2bad61783fbf36231dacd1a977418c"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "18015022a929ba459faa9d4de88417f3baecdd79aa2aae9439413728abc1cc42"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

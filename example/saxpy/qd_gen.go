@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "2936d4cb74249a12ec64d6b0948a3eb8e852b0c4b47a1b1f5c5ef7e4f5148569"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "4249357d8904da8835d0a61db14deb4eceddc0537edd31cd7053e991f479e621"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5a45f9e64c7df57670417a5502eee80ee98006f801ef59b1e14b2c184d1b9a45"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "649c514e1c4717a2a2d5edb79668305c0a6beb0fe52a5352787dfa592b523491"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

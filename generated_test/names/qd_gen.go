@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d917026dc596677ca0309483ddbe7a6a0f002520fca917aed6273bcae66cbf6c"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "08c8a3008d2ee2aaeb251f7c5de13c6a087873fdb55046004c6d645472972092"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d5c188eb8d1e9bac89ac360f75c0765427013eb600731cee3a22d64bfdf58c51"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "ae2e42100699c2e96258395129922853c01a020cfac7fb5c6686020ad4779c13"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
