@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "1bf7517dbba2f406008f8bbea91f8529a0bf8348f7ec9ada6cd77e846e068442"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "bc30b977bec2fdb1451e1fd6ca599cba76bfc59586f90b799af0b18bf5288b0c"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "6859e91c98ba3cdb863557ab87a89b04688beb5cdd608d9ef62e247be87b391b"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d943b0c178778761eb4416a3bfa4d0d962d7709b2df532f4c1bde55fa6c1b748"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

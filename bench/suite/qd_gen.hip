@@ -773,16 +773,16 @@ extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 #line 52 "kernels.go"
 	r28 = p0;
 #line 50 "kernels.go"
-	r22 = p5; r21 = p4; r16 = p3; r15 = p2; if (!r54) goto b45; r56 = r55 + 4611686018427387904ull; r57 = r56 <= 9223372036854775808ull; if (!r57) goto b45; if (!r63) goto b45; r64 = r4 != 0ll; if (!r64) goto b45; r82 = (u64)r4; r83 = r82 + 4611686018427387904ull; r84 = r83 <= 9223372036854775808ull; r135 = p6; r138 = (u64)r135 * (u64)r135; r141 = (i64)((u64)gridDim.x * blockDim.x); r144 = (u64)r138 - 1ull; r147 = r135 >= 0ll; r149 = (u64)r135 * (u64)r144; r151 = r149 > 0ll ? r149 : 0ll; r221 = r135 | r151; r156 = p3; r222 = r221 | r156; r161 = (u64)r135 * (u64)(-1ll); r164 = (u64)r161 * (u64)r144; r165 = r164 < 0ll ? r164 : 0ll; r166 = r164 > 0ll ? r164 : 0ll; r171 = (u64)r165 + (u64)(-1ll); r173 = r171 >= (-2147483648ll); r172 = (u64)r166 + (u64)(-1ll); r177 = (u64)r172 + (u64)r156; r179 = r177 <= 2147483647ll; r182 = p5; r223 = r222 | r182; r192 = (u64)r135 + (u64)r144; r194 = r192 <= 2147483647ll; r198 = (u64)r135 - 1ull; r201 = (u64)r198 + (u64)r149; r202 = r201 <= 2147483647ll; r203 = (u64)r198 * (u64)r135; r205 = (u64)r182 - 1ull; r207 = (u64)r203 + (u64)r205; r208 = r207 <= 2147483647ll; r224 = r223 | r141; r214 = (u64)r144 + (u64)r141; r225 = r224 | r214; r216 = (u64)r203 + (u64)r144; r217 = r216 <= 2147483647ll; r218 = (u64)r135 * 4ull; r226 = r225 | r218; r227 = (u64)r226; r228 = r227 <= 2147483647ull; r229 = r228 & r147; r230 = r229 & r173; r231 = r230 & r179; r232 = r231 & r194; r233 = r232 & r202; r234 = r233 & r208; r235 = r234 & r217; r236 = (i32)r2; if (!r235) goto b45; r349 = (i32)r3; r351 = (u32)r4; r371 = (i32)r4; r271 = r371; r272 = r271; r337 = (i64)r272; r345 = (i32)r337; r346 = (i64)r345; r374 = (i32)r346; r347 = r374 == r272; r348 = (u64)r346 * 4ull; r367 = (i32)r1; r373 = r371; r277 = r373; r278 = r277; r279 = (u32)r278 * 4u; r368 = r371; r369 = r371; r344 = (i64)r279; r354 = r371; r77 = (u64)r16; r355 = (u32)r77; r85 = r82 - 1ull; r356 = (u32)r85; r256 = r356; r88 = r77 - 1ull; r357 = (u32)r88; r91 = (u64)r22; r359 = (u32)r91; r96 = r91 - 1ull; r360 = (u32)r96; r361 = r371; r263 = r361; r363 = (i32)r256; r316 = (u64)r363; r364 = r371; r392 = r351 > 1u ? r351 : 1u; r393 = qd_div_u32(4294967295u, r392);
+	r22 = p5; r21 = p4; r16 = p3; r15 = p2; if (!r54) goto b61; r56 = r55 + 4611686018427387904ull; r57 = r56 <= 9223372036854775808ull; if (!r57) goto b61; if (!r63) goto b61; r64 = r4 != 0ll; if (!r64) goto b61; r82 = (u64)r4; r83 = r82 + 4611686018427387904ull; r84 = r83 <= 9223372036854775808ull; r135 = p6; r138 = (u64)r135 * (u64)r135; r141 = (i64)((u64)gridDim.x * blockDim.x); r144 = (u64)r138 - 1ull; r147 = r135 >= 0ll; r149 = (u64)r135 * (u64)r144; r151 = r149 > 0ll ? r149 : 0ll; r221 = r135 | r151; r156 = p3; r222 = r221 | r156; r161 = (u64)r135 * (u64)(-1ll); r164 = (u64)r161 * (u64)r144; r165 = r164 < 0ll ? r164 : 0ll; r166 = r164 > 0ll ? r164 : 0ll; r171 = (u64)r165 + (u64)(-1ll); r173 = r171 >= (-2147483648ll); r172 = (u64)r166 + (u64)(-1ll); r177 = (u64)r172 + (u64)r156; r179 = r177 <= 2147483647ll; r182 = p5; r223 = r222 | r182; r192 = (u64)r135 + (u64)r144; r194 = r192 <= 2147483647ll; r198 = (u64)r135 - 1ull; r201 = (u64)r198 + (u64)r149; r202 = r201 <= 2147483647ll; r203 = (u64)r198 * (u64)r135; r205 = (u64)r182 - 1ull; r207 = (u64)r203 + (u64)r205; r208 = r207 <= 2147483647ll; r224 = r223 | r141; r214 = (u64)r144 + (u64)r141; r225 = r224 | r214; r216 = (u64)r203 + (u64)r144; r217 = r216 <= 2147483647ll; r218 = (u64)r135 * 4ull; r226 = r225 | r218; r227 = (u64)r226; r228 = r227 <= 2147483647ull; r229 = r228 & r147; r230 = r229 & r173; r231 = r230 & r179; r232 = r231 & r194; r233 = r232 & r202; r234 = r233 & r208; r235 = r234 & r217; r236 = (i32)r2; if (!r235) goto b61; r349 = (i32)r3; r351 = (u32)r4; r371 = (i32)r4; r271 = r371; r272 = r271; r337 = (i64)r272; r345 = (i32)r337; r346 = (i64)r345; r374 = (i32)r346; r347 = r374 == r272; r348 = (u64)r346 * 4ull; r367 = (i32)r1; r373 = r371; r277 = r373; r278 = r277; r279 = (u32)r278 * 4u; r368 = r371; r369 = r371; r344 = (i64)r279; r354 = r371; r77 = (u64)r16; r355 = (u32)r77; r85 = r82 - 1ull; r356 = (u32)r85; r256 = r356; r88 = r77 - 1ull; r357 = (u32)r88; r91 = (u64)r22; r359 = (u32)r91; r96 = r91 - 1ull; r360 = (u32)r96; r361 = r371; r263 = r361; r363 = (i32)r256; r316 = (u64)r363; r364 = r371; r392 = r351 > 1u ? r351 : 1u; r393 = qd_div_u32(4294967295u, r392);
 b8: // head (int32)
 #line 46 "kernels.go"
-	r280 = r236 < r349; if (!r280) goto b44; r237 = r236; r350 = (u32)r237; r394 = __umulhi(r350, r393); r395 = r394 * r351; r396 = r350 - r395; r397 = r396 - r351; r398 = r396 < r397 ? r396 : r397; r399 = r396 - r398; r400 = r399 < 1u ? r399 : 1u;
-	r389 = r394 + r400; r390 = r398; r352 = r389; r238 = (i32)r352; r353 = r390; r239 = (i32)r353; r9 = 0x0p+00f; r240 = 0; r252 = (u32)r238 * (u32)r354; r253 = r252; r254 = (u32)r253; r314 = r254 < r355; if (!r314) goto b41; if (!r84) goto b41; r257 = r357 - r254; r318 = r256 <= r257; if (!r318) goto b41; r259 = r239; r260 = (u32)r259; r322 = r260 < r359; if (!r322) goto b41; r264 = (u32)r263 + (u32)r239; r265 = (u32)r264; r266 = r265 - r260; r362 = (i32)r266; r328 = (u64)r362; r329 = __umul64hi(r328, r316); r330 = r329 == 0ull; if (!r330) goto b41; r267 = r266 * r256; r261 = r360 - r260; r332 = r267 <= r261; if (!r332) goto b41;
+	r280 = r236 < r349; if (!r280) goto b60; r237 = r236; r350 = (u32)r237; r394 = __umulhi(r350, r393); r395 = r394 * r351; r396 = r350 - r395; r397 = r396 - r351; r398 = r396 < r397 ? r396 : r397; r399 = r396 - r398; r400 = r399 < 1u ? r399 : 1u;
+	r389 = r394 + r400; r390 = r398; r352 = r389; r238 = (i32)r352; r353 = r390; r239 = (i32)r353; r9 = 0x0p+00f; r240 = 0; r252 = (u32)r238 * (u32)r354; r253 = r252; r254 = (u32)r253; r314 = r254 < r355; if (!r314) goto b57; if (!r84) goto b57; r257 = r357 - r254; r318 = r256 <= r257; if (!r318) goto b57; r259 = r239; r260 = (u32)r259; r322 = r260 < r359; if (!r322) goto b57; r264 = (u32)r263 + (u32)r239; r265 = (u32)r264; r266 = r265 - r260; r362 = (i32)r266; r328 = (u64)r362; r329 = __umul64hi(r328, r316); r330 = r329 == 0ull; if (!r330) goto b57; r267 = r266 * r256; r261 = r360 - r260; r332 = r267 <= r261; if (!r332) goto b57;
 #line 50 "kernels.go"
-	r241 = r252; r268 = r241; r333 = (i64)r268; r108 = r15 + r333 * 4; r270 = r239; r335 = (i64)r270; r111 = r21 + r335 * 4; if (!r347) goto b41; r410 = r364 > (-2147483641) ? r364 : (-2147483641); r411 = (u32)r410 - 7u;
+	r241 = r252; r268 = r241; r333 = (i64)r268; r108 = r15 + r333 * 4; r270 = r239; r335 = (i64)r270; r111 = r21 + r335 * 4; if (!r347) goto b57; r410 = r364 > (-2147483633) ? r364 : (-2147483633); r411 = (u32)r410 - 15u;
 b20: // unroll guard
 #line 50 "kernels.go"
-	r412 = r240 < r411; if (!r412) goto b37;
+	r412 = r240 < r411; if (!r412) goto b53;
 #line 49 "kernels.go"
 	r284 = r240 < r364;
 	r287 = r108; r288 = *(float *)r287; r291 = r111; r292 = *(float *)r291; r293 = r288 * r292; r294 = r9 + r293;
@@ -808,58 +808,82 @@ b20: // unroll guard
 	r245 = (u32)r240 + 1u; r9 = r294; r240 = r245; r108 = r108 + 4ll; r111 = r111 + r348 * 1; r284 = r240 < r364;
 	r287 = r108; r288 = *(float *)r287; r291 = r111; r292 = *(float *)r291; r293 = r288 * r292; r294 = r9 + r293;
 #line 49 "kernels.go"
-	r245 = (u32)r240 + 1u; r9 = r294; r240 = r245; r108 = r108 + 4ll; r111 = r111 + r348 * 1; goto b20;
-b37: // for.loop (int32)
-#line 49 "kernels.go"
-	r284 = r240 < r364; if (!r284) goto b39;
+	r245 = (u32)r240 + 1u; r9 = r294; r240 = r245; r108 = r108 + 4ll; r111 = r111 + r348 * 1; r284 = r240 < r364;
 	r287 = r108; r288 = *(float *)r287; r291 = r111; r292 = *(float *)r291; r293 = r288 * r292; r294 = r9 + r293;
 #line 49 "kernels.go"
-	r245 = (u32)r240 + 1u; r9 = r294; r240 = r245; r108 = r108 + 4ll; r111 = r111 + r348 * 1; goto b37;
-b39: // for.done (int32)
+	r245 = (u32)r240 + 1u; r9 = r294; r240 = r245; r108 = r108 + 4ll; r111 = r111 + r348 * 1; r284 = r240 < r364;
+	r287 = r108; r288 = *(float *)r287; r291 = r111; r292 = *(float *)r291; r293 = r288 * r292; r294 = r9 + r293;
+#line 49 "kernels.go"
+	r245 = (u32)r240 + 1u; r9 = r294; r240 = r245; r108 = r108 + 4ll; r111 = r111 + r348 * 1; r284 = r240 < r364;
+	r287 = r108; r288 = *(float *)r287; r291 = r111; r292 = *(float *)r291; r293 = r288 * r292; r294 = r9 + r293;
+#line 49 "kernels.go"
+	r245 = (u32)r240 + 1u; r9 = r294; r240 = r245; r108 = r108 + 4ll; r111 = r111 + r348 * 1; r284 = r240 < r364;
+	r287 = r108; r288 = *(float *)r287; r291 = r111; r292 = *(float *)r291; r293 = r288 * r292; r294 = r9 + r293;
+#line 49 "kernels.go"
+	r245 = (u32)r240 + 1u; r9 = r294; r240 = r245; r108 = r108 + 4ll; r111 = r111 + r348 * 1; r284 = r240 < r364;
+	r287 = r108; r288 = *(float *)r287; r291 = r111; r292 = *(float *)r291; r293 = r288 * r292; r294 = r9 + r293;
+#line 49 "kernels.go"
+	r245 = (u32)r240 + 1u; r9 = r294; r240 = r245; r108 = r108 + 4ll; r111 = r111 + r348 * 1; r284 = r240 < r364;
+	r287 = r108; r288 = *(float *)r287; r291 = r111; r292 = *(float *)r291; r293 = r288 * r292; r294 = r9 + r293;
+#line 49 "kernels.go"
+	r245 = (u32)r240 + 1u; r9 = r294; r240 = r245; r108 = r108 + 4ll; r111 = r111 + r348 * 1; r284 = r240 < r364;
+	r287 = r108; r288 = *(float *)r287; r291 = r111; r292 = *(float *)r291; r293 = r288 * r292; r294 = r9 + r293;
+#line 49 "kernels.go"
+	r245 = (u32)r240 + 1u; r9 = r294; r240 = r245; r108 = r108 + 4ll; r111 = r111 + r348 * 1; r284 = r240 < r364;
+	r287 = r108; r288 = *(float *)r287; r291 = r111; r292 = *(float *)r291; r293 = r288 * r292; r294 = r9 + r293;
+#line 49 "kernels.go"
+	r245 = (u32)r240 + 1u; r9 = r294; r240 = r245; r108 = r108 + 4ll; r111 = r111 + r348 * 1; goto b20;
+b53: // for.loop (int32)
+#line 49 "kernels.go"
+	r284 = r240 < r364; if (!r284) goto b55;
+	r287 = r108; r288 = *(float *)r287; r291 = r111; r292 = *(float *)r291; r293 = r288 * r292; r294 = r9 + r293;
+#line 49 "kernels.go"
+	r245 = (u32)r240 + 1u; r9 = r294; r240 = r245; r108 = r108 + 4ll; r111 = r111 + r348 * 1; goto b53;
+b55: // for.done (int32)
 #line 49 "kernels.go"
 	r281 = (i64)r237;
 #line 52 "kernels.go"
 	r296 = r28 + r281 * 4; *(float *)r296 = r9;
 #line 46 "kernels.go"
 	r236 = (u32)r236 + (u32)r367; goto b8;
-b41: // preheader (int32)
+b57: // preheader (int32)
 #line 50 "kernels.go"
 	r247 = r252; r274 = r247; r339 = (i64)r274; r124 = r15 + r339 * 4; r276 = r239; r341 = (i64)r276; r127 = r21 + r341 * 4;
-b42: // for.loop (checked) (int32)
+b58: // for.loop (checked) (int32)
 #line 49 "kernels.go"
-	r299 = r240 < r368; if (!r299) goto b39;
+	r299 = r240 < r368; if (!r299) goto b55;
 	r248 = (u32)r247 + (u32)r240; r301 = (i64)r248; if ((u64)r301 >= (u64)r16) { qd_site = 2; qd_x = r301; qd_y = r16; goto qd_fault; } r302 = r124; r303 = *(float *)r302; r249 = (u32)r240 * (u32)r369; r250 = (u32)r249 + (u32)r239; r305 = (i64)r250; if ((u64)r305 >= (u64)r22) { qd_site = 3; qd_x = r305; qd_y = r22; goto qd_fault; } r306 = r127; r307 = *(float *)r306; r308 = r303 * r307; r309 = r9 + r308;
 #line 49 "kernels.go"
-	r251 = (u32)r240 + 1u; r9 = r309; r240 = r251; r124 = r124 + 4ll; r127 = r127 + r344 * 1; goto b42;
-b44: // exit
+	r251 = (u32)r240 + 1u; r9 = r309; r240 = r251; r124 = r124 + 4ll; r127 = r127 + r344 * 1; goto b58;
+b60: // exit
 #line 49 "kernels.go"
 	return;
-b45: // preheader
+b61: // preheader
 #line 49 "kernels.go"
 	r378 = (u64)r4; r120 = r4; r121 = r120; r122 = (u64)r121 * 4ull; r384 = (u32)r4; r401 = r384 > 1u ? r384 : 1u; r402 = qd_div_u32(4294967295u, r401);
-b46: // head (checked)
+b62: // head (checked)
 #line 46 "kernels.go"
-	r32 = r2 < r3; if (!r32) goto b44; r33 = r2;
-	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r377 = (u64)r33; r379 = r377 | r378; r380 = r379 >> 32; r381 = (u32)r380; r382 = r381 == 0u; if (!r382) goto b55; r383 = (u32)r33; r403 = __umulhi(r383, r402); r404 = r403 * r384; r405 = r383 - r404; r406 = r405 - r384; r407 = r405 < r406 ? r405 : r406; r408 = r405 - r407; r409 = r408 < 1u ? r408 : 1u; r385 = r403 + r409; r386 = r407; r375 = (i64)r385; r376 = (i64)r386;
-b50: // rangeint.body (checked)
+	r32 = r2 < r3; if (!r32) goto b60; r33 = r2;
+	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r377 = (u64)r33; r379 = r377 | r378; r380 = r379 >> 32; r381 = (u32)r380; r382 = r381 == 0u; if (!r382) goto b71; r383 = (u32)r33; r403 = __umulhi(r383, r402); r404 = r403 * r384; r405 = r383 - r404; r406 = r405 - r384; r407 = r405 < r406 ? r405 : r406; r408 = r405 - r407; r409 = r408 < 1u ? r408 : 1u; r385 = r403 + r409; r386 = r407; r375 = (i64)r385; r376 = (i64)r386;
+b66: // rangeint.body (checked)
 #line 47 "kernels.go"
 	r34 = r375; r35 = r376; r9 = 0x0p+00f; r10 = 0ll;
 #line 50 "kernels.go"
 	r37 = (u64)r34 * (u64)r4; r115 = r37; r116 = r15 + r115 * 4; r118 = r35; r119 = r21 + r118 * 4;
-b51: // for.loop (checked)
+b67: // for.loop (checked)
 #line 49 "kernels.go"
-	r36 = r10 < r4; if (!r36) goto b53;
+	r36 = r10 < r4; if (!r36) goto b69;
 	r38 = (u64)r37 + (u64)r10; if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; } r39 = r116; r40 = *(float *)r39; r41 = (u64)r10 * (u64)r4; r42 = (u64)r41 + (u64)r35; if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; } r43 = r119; r44 = *(float *)r43; r45 = r40 * r44; r46 = r9 + r45;
 #line 49 "kernels.go"
-	r47 = (u64)r10 + 1ull; r9 = r46; r10 = r47; r116 = r116 + 4ll; r119 = r119 + r122 * 1; goto b51;
-b53: // for.done (checked)
+	r47 = (u64)r10 + 1ull; r9 = r46; r10 = r47; r116 = r116 + 4ll; r119 = r119 + r122 * 1; goto b67;
+b69: // for.done (checked)
 #line 52 "kernels.go"
 	if ((u64)r33 >= (u64)r29) { qd_site = 4; qd_x = r33; qd_y = r29; goto qd_fault; } r48 = r28 + r33 * 4; *(float *)r48 = r9;
 #line 46 "kernels.go"
-	r2 = (u64)r2 + (u64)r1; goto b46;
-b55: // divide in 64 bits
+	r2 = (u64)r2 + (u64)r1; goto b62;
+b71: // divide in 64 bits
 #line 47 "kernels.go"
-	r375 = qd_div_i64(r33, r4); r388 = (u64)r375 * (u64)r4; r376 = (u64)r33 - (u64)r388; goto b50;
+	r375 = qd_div_i64(r33, r4); r388 = (u64)r375 * (u64)r4; r376 = (u64)r33 - (u64)r388; goto b66;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -4087,7 +4111,7 @@ extern "C" __global__ void MatmulAcc_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	bool r240 = 0, r248 = 0, r249 = 0, r250 = 0, r297 = 0, r298 = 0, r303 = 0, r320 = 0;
 	bool r337 = 0, r341 = 0, r345 = 0, r349 = 0, r357 = 0, r359 = 0, r374 = 0, r411 = 0;
 	bool r419 = 0, r431 = 0, r442 = 0, r443 = 0, r444 = 0, r450 = 0, r451 = 0, r452 = 0;
-	bool r453 = 0, r457 = 0, r460 = 0;
+	bool r453 = 0, r457 = 0, r458 = 0, r461 = 0, r462 = 0;
 	i32 r178 = 0, r252 = 0, r254 = 0, r255 = 0, r256 = 0, r257 = 0, r258 = 0, r259 = 0;
 	i32 r260 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0;
 	i32 r268 = 0, r273 = 0, r274 = 0, r277 = 0, r278 = 0, r279 = 0, r283 = 0, r284 = 0;
@@ -4114,7 +4138,7 @@ extern "C" __global__ void MatmulAcc_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	i64 r347 = 0, r351 = 0, r352 = 0, r353 = 0, r360 = 0, r361 = 0, r362 = 0, r363 = 0;
 	i64 r364 = 0, r365 = 0, r366 = 0, r367 = 0, r368 = 0, r369 = 0, r370 = 0, r371 = 0;
 	i64 r373 = 0, r375 = 0, r430 = 0, r433 = 0, r438 = 0, r446 = 0, r455 = 0, r456 = 0;
-	i64 r458 = 0, r459 = 0;
+	i64 r459 = 0, r460 = 0;
 	u32 r251 = 0, r253 = 0, r269 = 0, r270 = 0, r271 = 0, r272 = 0, r275 = 0, r276 = 0;
 	u32 r280 = 0, r281 = 0, r282 = 0, r376 = 0, r377 = 0, r380 = 0, r382 = 0, r383 = 0;
 	u32 r386 = 0, r387 = 0, r410 = 0, r412 = 0, r413 = 0, r414 = 0, r418 = 0, r420 = 0;
@@ -4162,76 +4186,88 @@ extern "C" __global__ void MatmulAcc_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	r452 = r450 | r451;
 	r453 = r444 & r452;
 #line 137 "nests.go"
-	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b75; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r408 = r8 | r6; r409 = r408 >> 32; r410 = (u32)r409; r411 = r410 == 0u; if (!r411) goto b87; r412 = (u32)r8; r413 = (u32)r6; r414 = qd_div_u32(r412, r413); r407 = (u64)r414;
+	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b95; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r408 = r8 | r6; r409 = r408 >> 32; r410 = (u32)r409; r411 = r410 == 0u; if (!r411) goto b107; r412 = (u32)r8; r413 = (u32)r6; r414 = qd_div_u32(r412, r413); r407 = (u64)r414;
 b4: // setup
 #line 137 "nests.go"
-	r12 = r407; r13 = r12 * r6; r11 = r8 - r13; r416 = r10 | r6; r417 = r416 >> 32; r418 = (u32)r417; r419 = r418 == 0u; if (!r419) goto b86; r420 = (u32)r10; r421 = (u32)r6; r422 = qd_div_u32(r420, r421); r415 = (u64)r422;
+	r12 = r407; r13 = r12 * r6; r11 = r8 - r13; r416 = r10 | r6; r417 = r416 >> 32; r418 = (u32)r417; r419 = r418 == 0u; if (!r419) goto b106; r420 = (u32)r10; r421 = (u32)r6; r422 = qd_div_u32(r420, r421); r415 = (u64)r422;
 b6: // setup
 #line 137 "nests.go"
 	r14 = r415; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r3 = r2;
 #line 140 "nests.go"
-	r49 = p1; r48 = p0; r44 = p5; r43 = p4; r38 = p3; r37 = p2; if (!r93) goto b76; r95 = r2; r94 = (u64)r91; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; if (!r97) goto b76; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; if (!r101) goto b76; r104 = true; if (!r104) goto b76; r105 = (u64)r100; r87 = (u64)r49; r106 = r105 < r87; if (!r106) goto b76; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r182 = p6; r184 = (u64)r182 - 1ull; r186 = (u64)r182 * (u64)r184; r188 = p3; r241 = r182 | r188; r202 = p5; r242 = r241 | r202; r214 = (u64)r182 * (u64)r182; r243 = r242 | r214; r222 = (u64)r182 + (u64)(-1ll); r223 = r222 > 0ll ? r222 : 0ll; r225 = (u64)r223 + (u64)r186; r244 = r243 | r225; r227 = (u64)r223 * (u64)r182; r229 = (u64)r202 - 1ull; r231 = (u64)r227 + (u64)r229; r232 = r231 <= 2147483647ll; r233 = (u64)r227 + (u64)r184; r245 = r244 | r233; r235 = (u64)r186 + (u64)r229; r236 = r235 <= 2147483647ll; r237 = (u64)r182 * 4ull; r246 = r245 | r237; r247 = (u64)r246; r248 = r247 <= 2147483647ull; r249 = r248 & r232; r250 = r249 & r236; if (!r250) goto b76; r378 = (i32)r0; r124 = (u64)r38; r380 = (u32)r124; r132 = r129 - 1ull; r382 = (u32)r132; r271 = r382; r135 = r124 - 1ull; r383 = (u32)r135; r138 = (u64)r44; r386 = (u32)r138; r143 = r138 - 1ull; r387 = (u32)r143; r389 = r378; r278 = r389; r391 = (i32)r271; r343 = (u64)r391; r401 = r378; r286 = r401; r287 = r286; r364 = (i64)r287; r372 = (i32)r364; r373 = (i64)r372; r406 = (i32)r373; r374 = r406 == r287; r375 = (u64)r373 * 4ull; r405 = r378; r292 = r405; r293 = r292; r294 = (u32)r293 * 4u; r397 = r378; r371 = (i64)r294;
+	r49 = p1; r48 = p0; r44 = p5; r43 = p4; r38 = p3; r37 = p2; if (!r93) goto b96; r95 = r2; r94 = (u64)r91; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; if (!r97) goto b96; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; if (!r101) goto b96; r104 = true; if (!r104) goto b96; r105 = (u64)r100; r87 = (u64)r49; r106 = r105 < r87; if (!r106) goto b96; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r182 = p6; r184 = (u64)r182 - 1ull; r186 = (u64)r182 * (u64)r184; r188 = p3; r241 = r182 | r188; r202 = p5; r242 = r241 | r202; r214 = (u64)r182 * (u64)r182; r243 = r242 | r214; r222 = (u64)r182 + (u64)(-1ll); r223 = r222 > 0ll ? r222 : 0ll; r225 = (u64)r223 + (u64)r186; r244 = r243 | r225; r227 = (u64)r223 * (u64)r182; r229 = (u64)r202 - 1ull; r231 = (u64)r227 + (u64)r229; r232 = r231 <= 2147483647ll; r233 = (u64)r227 + (u64)r184; r245 = r244 | r233; r235 = (u64)r186 + (u64)r229; r236 = r235 <= 2147483647ll; r237 = (u64)r182 * 4ull; r246 = r245 | r237; r247 = (u64)r246; r248 = r247 <= 2147483647ull; r249 = r248 & r232; r250 = r249 & r236; if (!r250) goto b96; r378 = (i32)r0; r124 = (u64)r38; r380 = (u32)r124; r132 = r129 - 1ull; r382 = (u32)r132; r271 = r382; r135 = r124 - 1ull; r383 = (u32)r135; r138 = (u64)r44; r386 = (u32)r138; r143 = r138 - 1ull; r387 = (u32)r143; r389 = r378; r278 = r389; r391 = (i32)r271; r343 = (u64)r391; r401 = r378; r286 = r401; r287 = r286; r364 = (i64)r287; r372 = (i32)r364; r373 = (i64)r372; r406 = (i32)r373; r374 = r406 == r287; r375 = (u64)r373 * 4ull; r405 = r378; r292 = r405; r293 = r292; r294 = (u32)r293 * 4u; r397 = r378; r371 = (i64)r294;
 b15: // head (int32)
 #line 137 "nests.go"
-	r295 = r17; r296 = r11; r297 = r296 < r6; if (!r297) goto b75; r298 = r295 < r3; if (!r298) goto b75; r376 = (u32)r295; r251 = r376; r252 = (i32)r251; r377 = (u32)r296; r253 = r377; r254 = (i32)r253; r29 = 0ll; r267 = (u32)r252 * (u32)r378; r268 = r267; r269 = (u32)r268; r341 = r269 < r380; if (!r341) goto b72; if (!r131) goto b72; r272 = r383 - r269; r345 = r271 <= r272; if (!r345) goto b72; r274 = r254; r275 = (u32)r274; r349 = r275 < r386; if (!r349) goto b72; r279 = (u32)r278 + (u32)r254; r280 = (u32)r279; r281 = r280 - r275; r390 = (i32)r281; r355 = (u64)r390; r356 = __umul64hi(r355, r343); r357 = r356 == 0ull; if (!r357) goto b72; r282 = r281 * r271; r276 = r387 - r275; r359 = r282 <= r276; if (!r359) goto b72;
+	r295 = r17; r296 = r11; r297 = r296 < r6; if (!r297) goto b95; r298 = r295 < r3; if (!r298) goto b95; r376 = (u32)r295; r251 = r376; r252 = (i32)r251; r377 = (u32)r296; r253 = r377; r254 = (i32)r253; r29 = 0ll; r267 = (u32)r252 * (u32)r378; r268 = r267; r269 = (u32)r268; r341 = r269 < r380; if (!r341) goto b92; if (!r131) goto b92; r272 = r383 - r269; r345 = r271 <= r272; if (!r345) goto b92; r274 = r254; r275 = (u32)r274; r349 = r275 < r386; if (!r349) goto b92; r279 = (u32)r278 + (u32)r254; r280 = (u32)r279; r281 = r280 - r275; r390 = (i32)r281; r355 = (u64)r390; r356 = __umul64hi(r355, r343); r357 = r356 == 0ull; if (!r357) goto b92; r282 = r281 * r271; r276 = r387 - r275; r359 = r282 <= r276; if (!r359) goto b92;
 #line 140 "nests.go"
-	r255 = r267; r256 = (u32)r255 + (u32)r254; r257 = r267; r305 = (i64)r256; r315 = r48 + r305 * 4; r318 = r315; r283 = r257; r360 = (i64)r283; r155 = r37 + r360 * 4; r285 = r254; r362 = (i64)r285; r158 = r43 + r362 * 4; if (!r374) goto b72; if (!r453) goto b52; r454 = *(float *)r315; r455 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r456 = (u64)r455 - 8ull;
-b29: // unroll guard
+	r255 = r267; r256 = (u32)r255 + (u32)r254; r257 = r267; r305 = (i64)r256; r315 = r48 + r305 * 4; r283 = r257; r360 = (i64)r283; r155 = r37 + r360 * 4; r285 = r254; r362 = (i64)r285; r158 = r43 + r362 * 4; if (!r374) goto b92; if (!r453) goto b68; r454 = *(float *)r315; r455 = r0 > (-9223372036854775793ll) ? r0 : (-9223372036854775793ll); r456 = (u64)r455 - 15ull; r457 = r29 < r456; if (!r457) goto b63;
+b29: // rangeint.body (int32) (unrolled 0)
 #line 140 "nests.go"
-	r457 = r29 < r456; if (!r457) goto b46; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; goto b29;
-b46: // rangeint.body (int32)
+	r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r458 = r319 < r456; if (!r458) goto b61; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; goto b29;
+b61: // unroll exit test
 #line 140 "nests.go"
-	r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; if (!r320) goto b48; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; goto b46;
-b48: // accumulators stored
+	r320 = r319 < r0; if (!r320) goto b64;
+b62: // edge 5→5 (int32)
+#line 140 "nests.go"
+	r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1;
+b63: // rangeint.body (int32)
+#line 140 "nests.go"
+	r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; if (r320) goto b62;
+b64: // accumulators stored
 #line 140 "nests.go"
 	*(float *)r315 = r454;
-b49: // latch (int32)
+b65: // latch (int32)
 #line 137 "nests.go"
-	r11 = r11 + r16; r303 = r11 >= r6; if (!r303) goto b51; r11 = r11 - r6; r17 = r17 + 1ull;
-b51: // stepped (int32)
+	r11 = r11 + r16; r303 = r11 >= r6; if (!r303) goto b67; r11 = r11 - r6; r17 = r17 + 1ull;
+b67: // stepped (int32)
 #line 137 "nests.go"
 	r17 = r17 + r14; goto b15;
-b52: // unroll setup
+b68: // unroll guard
 #line 137 "nests.go"
-	r458 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r459 = (u64)r458 - 8ull;
-b53: // unroll guard
-#line 137 "nests.go"
-	r460 = r29 < r459; if (!r460) goto b70;
+	r459 = r0 > (-9223372036854775799ll) ? r0 : (-9223372036854775799ll); r460 = (u64)r459 - 9ull; r461 = r29 < r460;
 #line 140 "nests.go"
-	r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; goto b53;
-b70: // rangeint.body (int32) (slices overlap)
+	r318 = r315; if (!r461) goto b91;
+b69: // rangeint.body (int32) (slices overlap) (unrolled 0)
 #line 140 "nests.go"
-	r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; if (!r431) goto b49; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; goto b70;
-b72: // preheader (int32)
+	r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r462 = r430 < r460; if (!r462) goto b89; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; goto b69;
+b89: // unroll exit test
+#line 140 "nests.go"
+	r431 = r430 < r0; if (!r431) goto b65;
+b90: // edge 5→5 (int32) (slices overlap)
+#line 140 "nests.go"
+	r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1;
+b91: // rangeint.body (int32) (slices overlap)
+#line 140 "nests.go"
+	r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; if (r431) goto b90; goto b65;
+b92: // preheader (int32)
 #line 140 "nests.go"
 	r261 = r267; r262 = (u32)r261 + (u32)r254; r263 = r267; r322 = (i64)r262; r332 = r48 + r322 * 4; r335 = r332; r289 = r263; r366 = (i64)r289; r171 = r37 + r366 * 4; r291 = r254; r368 = (i64)r291; r174 = r43 + r368 * 4;
-b73: // rangeint.body (checked) (int32)
+b93: // rangeint.body (checked) (int32)
 #line 140 "nests.go"
-	r395 = (i32)r29; r264 = (u32)r263 + (u32)r395; r324 = (i64)r264; if ((u64)r324 >= (u64)r38) { qd_site = 0; qd_x = r324; qd_y = r38; goto qd_fault; } r325 = r171; r326 = *(float *)r325; r396 = r395; r265 = (u32)r396 * (u32)r397; r266 = (u32)r265 + (u32)r254; r328 = (i64)r266; if ((u64)r328 >= (u64)r44) { qd_site = 1; qd_x = r328; qd_y = r44; goto qd_fault; } r329 = r174; r330 = *(float *)r329; r331 = r326 * r330; r333 = *(float *)r332; r334 = r333 + r331; *(float *)r335 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; if (!r337) goto b49; r29 = r336; r171 = r171 + 4ll; r174 = r174 + r371 * 1; goto b73;
-b75: // exit
+	r395 = (i32)r29; r264 = (u32)r263 + (u32)r395; r324 = (i64)r264; if ((u64)r324 >= (u64)r38) { qd_site = 0; qd_x = r324; qd_y = r38; goto qd_fault; } r325 = r171; r326 = *(float *)r325; r396 = r395; r265 = (u32)r396 * (u32)r397; r266 = (u32)r265 + (u32)r254; r328 = (i64)r266; if ((u64)r328 >= (u64)r44) { qd_site = 1; qd_x = r328; qd_y = r44; goto qd_fault; } r329 = r174; r330 = *(float *)r329; r331 = r326 * r330; r333 = *(float *)r332; r334 = r333 + r331; *(float *)r335 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; if (!r337) goto b65; r29 = r336; r171 = r171 + 4ll; r174 = r174 + r371 * 1; goto b93;
+b95: // exit
 #line 140 "nests.go"
 	return;
-b76: // preheader
+b96: // preheader
 #line 140 "nests.go"
 	r167 = r0; r168 = r167; r169 = (u64)r168 * 4ull;
-b77: // head (checked if)
+b97: // head (checked if)
 #line 137 "nests.go"
-	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b75; r60 = r57 < r3; if (!r60) goto b75; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r29 = 0ll;
+	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b95; r60 = r57 < r3; if (!r60) goto b95; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r29 = 0ll;
 #line 140 "nests.go"
 	r70 = (u64)r62 * (u64)r0; r71 = (u64)r70 + (u64)r64; r72 = r70; r81 = r48 + r71 * 4; r84 = r81; r162 = r72; r163 = r37 + r162 * 4; r165 = r64; r166 = r43 + r165 * 4;
-b81: // rangeint.body (checked if)
+b101: // rangeint.body (checked if)
 #line 140 "nests.go"
-	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b83; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b81;
-b83: // latch (checked if)
+	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b103; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b101;
+b103: // latch (checked if)
 #line 137 "nests.go"
-	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b85; r11 = r11 - r6; r17 = r17 + 1ull;
-b85: // stepped (checked if)
+	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b105; r11 = r11 - r6; r17 = r17 + 1ull;
+b105: // stepped (checked if)
 #line 137 "nests.go"
-	r17 = r17 + r14; goto b77;
-b86: // divide in 64 bits
+	r17 = r17 + r14; goto b97;
+b106: // divide in 64 bits
 #line 137 "nests.go"
 	r415 = qd_div_u64(r10, r6); goto b6;
-b87: // divide in 64 bits
+b107: // divide in 64 bits
 #line 137 "nests.go"
 	r407 = qd_div_u64(r8, r6); goto b4;
 qd_fault: {
@@ -4260,7 +4296,7 @@ extern "C" __global__ void Gemm_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	bool r257 = 0, r265 = 0, r266 = 0, r267 = 0, r316 = 0, r317 = 0, r322 = 0, r346 = 0;
 	bool r364 = 0, r368 = 0, r372 = 0, r376 = 0, r384 = 0, r386 = 0, r401 = 0, r438 = 0;
 	bool r446 = 0, r459 = 0, r470 = 0, r471 = 0, r472 = 0, r478 = 0, r479 = 0, r480 = 0;
-	bool r481 = 0, r485 = 0, r488 = 0;
+	bool r481 = 0, r485 = 0, r486 = 0, r489 = 0, r490 = 0;
 	i32 r195 = 0, r269 = 0, r271 = 0, r272 = 0, r273 = 0, r274 = 0, r275 = 0, r276 = 0;
 	i32 r277 = 0, r278 = 0, r279 = 0, r280 = 0, r281 = 0, r282 = 0, r283 = 0, r284 = 0;
 	i32 r285 = 0, r286 = 0, r287 = 0, r292 = 0, r293 = 0, r296 = 0, r297 = 0, r298 = 0;
@@ -4287,7 +4323,7 @@ extern "C" __global__ void Gemm_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	i64 r354 = 0, r355 = 0, r363 = 0, r365 = 0, r366 = 0, r373 = 0, r374 = 0, r378 = 0;
 	i64 r379 = 0, r380 = 0, r387 = 0, r388 = 0, r389 = 0, r390 = 0, r391 = 0, r392 = 0;
 	i64 r393 = 0, r394 = 0, r395 = 0, r396 = 0, r397 = 0, r398 = 0, r400 = 0, r402 = 0;
-	i64 r458 = 0, r461 = 0, r466 = 0, r474 = 0, r483 = 0, r484 = 0, r486 = 0, r487 = 0;
+	i64 r458 = 0, r461 = 0, r466 = 0, r474 = 0, r483 = 0, r484 = 0, r487 = 0, r488 = 0;
 	u32 r268 = 0, r270 = 0, r288 = 0, r289 = 0, r290 = 0, r291 = 0, r294 = 0, r295 = 0;
 	u32 r299 = 0, r300 = 0, r301 = 0, r403 = 0, r404 = 0, r407 = 0, r409 = 0, r410 = 0;
 	u32 r413 = 0, r414 = 0, r437 = 0, r439 = 0, r440 = 0, r441 = 0, r445 = 0, r447 = 0;
@@ -4338,82 +4374,92 @@ extern "C" __global__ void Gemm_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	r480 = r478 | r479;
 	r481 = r472 & r480;
 #line 150 "nests.go"
-	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b76; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r435 = r8 | r6; r436 = r435 >> 32; r437 = (u32)r436; r438 = r437 == 0u; if (!r438) goto b89; r439 = (u32)r8; r440 = (u32)r6; r441 = qd_div_u32(r439, r440); r434 = (u64)r441;
+	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b96; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r435 = r8 | r6; r436 = r435 >> 32; r437 = (u32)r436; r438 = r437 == 0u; if (!r438) goto b109; r439 = (u32)r8; r440 = (u32)r6; r441 = qd_div_u32(r439, r440); r434 = (u64)r441;
 b4: // setup
 #line 150 "nests.go"
-	r12 = r434; r13 = r12 * r6; r11 = r8 - r13; r443 = r10 | r6; r444 = r443 >> 32; r445 = (u32)r444; r446 = r445 == 0u; if (!r446) goto b88; r447 = (u32)r10; r448 = (u32)r6; r449 = qd_div_u32(r447, r448); r442 = (u64)r449;
+	r12 = r434; r13 = r12 * r6; r11 = r8 - r13; r443 = r10 | r6; r444 = r443 >> 32; r445 = (u32)r444; r446 = r445 == 0u; if (!r446) goto b108; r447 = (u32)r10; r448 = (u32)r6; r449 = qd_div_u32(r447, r448); r442 = (u64)r449;
 b6: // setup
 #line 150 "nests.go"
 	r14 = r442; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r106 = p6; r107 = (u64)r106 + (u64)(-1ll); r108 = (u64)r107 * (u64)r0; r109 = r108 >= 0ll; r3 = r2;
 #line 154 "nests.go"
 	r55 = p5; r54 = p4; r50 = p7; r47 = p3; r46 = p2;
 #line 152 "nests.go"
-	r35 = p8; r32 = p1; r31 = p0; if (!r109) goto b77; r111 = r2; r110 = (u64)r107; r112 = __umul64hi(r110, r111); r113 = r112 == 0ull; if (!r113) goto b77; r116 = (u64)r108 + (u64)r107; r117 = r116 >= 0ll; if (!r117) goto b77; r120 = true; if (!r120) goto b77; r121 = (u64)r116; r103 = (u64)r32; r122 = r121 < r103; if (!r122) goto b77; r146 = r2; r147 = r146 + 4611686018427387904ull; r148 = r147 <= 9223372036854775808ull; r199 = p6; r201 = (u64)r199 - 1ull; r203 = (u64)r199 * (u64)r201; r207 = p3; r258 = r199 | r207; r221 = p5; r259 = r258 | r221; r233 = (u64)r199 * (u64)r199; r260 = r259 | r233; r241 = (u64)r199 + (u64)(-1ll); r242 = r241 > 0ll ? r241 : 0ll; r244 = (u64)r242 + (u64)r203; r261 = r260 | r244; r246 = (u64)r242 * (u64)r199; r248 = (u64)r221 - 1ull; r250 = (u64)r246 + (u64)r248; r251 = r250 <= 2147483647ll; r252 = (u64)r246 + (u64)r201; r262 = r261 | r252; r254 = (u64)r203 + (u64)r248; r255 = r254 <= 2147483647ll; r256 = (u64)r199 * 4ull; r263 = r262 | r256; r264 = (u64)r263; r265 = r264 <= 2147483647ull; r266 = r265 & r251; r267 = r266 & r255; if (!r267) goto b77; r405 = (i32)r0; r141 = (u64)r47; r407 = (u32)r141; r149 = r146 - 1ull; r409 = (u32)r149; r290 = r409; r152 = r141 - 1ull; r410 = (u32)r152; r155 = (u64)r55; r413 = (u32)r155; r160 = r155 - 1ull; r414 = (u32)r160; r416 = r405; r297 = r416; r418 = (i32)r290; r370 = (u64)r418; r428 = r405; r305 = r428; r306 = r305; r391 = (i64)r306; r399 = (i32)r391; r400 = (i64)r399; r433 = (i32)r400; r401 = r433 == r306; r402 = (u64)r400 * 4ull; r432 = r405; r311 = r432; r312 = r311; r313 = (u32)r312 * 4u; r424 = r405; r398 = (i64)r313;
+	r35 = p8; r32 = p1; r31 = p0; if (!r109) goto b97; r111 = r2; r110 = (u64)r107; r112 = __umul64hi(r110, r111); r113 = r112 == 0ull; if (!r113) goto b97; r116 = (u64)r108 + (u64)r107; r117 = r116 >= 0ll; if (!r117) goto b97; r120 = true; if (!r120) goto b97; r121 = (u64)r116; r103 = (u64)r32; r122 = r121 < r103; if (!r122) goto b97; r146 = r2; r147 = r146 + 4611686018427387904ull; r148 = r147 <= 9223372036854775808ull; r199 = p6; r201 = (u64)r199 - 1ull; r203 = (u64)r199 * (u64)r201; r207 = p3; r258 = r199 | r207; r221 = p5; r259 = r258 | r221; r233 = (u64)r199 * (u64)r199; r260 = r259 | r233; r241 = (u64)r199 + (u64)(-1ll); r242 = r241 > 0ll ? r241 : 0ll; r244 = (u64)r242 + (u64)r203; r261 = r260 | r244; r246 = (u64)r242 * (u64)r199; r248 = (u64)r221 - 1ull; r250 = (u64)r246 + (u64)r248; r251 = r250 <= 2147483647ll; r252 = (u64)r246 + (u64)r201; r262 = r261 | r252; r254 = (u64)r203 + (u64)r248; r255 = r254 <= 2147483647ll; r256 = (u64)r199 * 4ull; r263 = r262 | r256; r264 = (u64)r263; r265 = r264 <= 2147483647ull; r266 = r265 & r251; r267 = r266 & r255; if (!r267) goto b97; r405 = (i32)r0; r141 = (u64)r47; r407 = (u32)r141; r149 = r146 - 1ull; r409 = (u32)r149; r290 = r409; r152 = r141 - 1ull; r410 = (u32)r152; r155 = (u64)r55; r413 = (u32)r155; r160 = r155 - 1ull; r414 = (u32)r160; r416 = r405; r297 = r416; r418 = (i32)r290; r370 = (u64)r418; r428 = r405; r305 = r428; r306 = r305; r391 = (i64)r306; r399 = (i32)r391; r400 = (i64)r399; r433 = (i32)r400; r401 = r433 == r306; r402 = (u64)r400 * 4ull; r432 = r405; r311 = r432; r312 = r311; r313 = (u32)r312 * 4u; r424 = r405; r398 = (i64)r313;
 b15: // head (int32)
 #line 150 "nests.go"
-	r314 = r17; r315 = r11; r316 = r315 < r6; if (!r316) goto b76; r317 = r314 < r3; if (!r317) goto b76; r403 = (u32)r314; r268 = r403; r269 = (i32)r268; r404 = (u32)r315; r270 = r404; r271 = (i32)r270;
+	r314 = r17; r315 = r11; r316 = r315 < r6; if (!r316) goto b96; r317 = r314 < r3; if (!r317) goto b96; r403 = (u32)r314; r268 = r403; r269 = (i32)r268; r404 = (u32)r315; r270 = r404; r271 = (i32)r270;
 #line 152 "nests.go"
-	r272 = (u32)r269 * (u32)r405; r273 = (u32)r272 + (u32)r271; r324 = (i64)r273; r325 = r31 + r324 * 4; r326 = *(float *)r325; r327 = r326 * r35; r328 = r325; *(float *)r328 = r327; r38 = 0ll; r286 = r272; r287 = r286; r288 = (u32)r287; r368 = r288 < r407; if (!r368) goto b73; if (!r148) goto b73; r291 = r410 - r288; r372 = r290 <= r291; if (!r372) goto b73; r293 = r271; r294 = (u32)r293; r376 = r294 < r413; if (!r376) goto b73; r298 = (u32)r297 + (u32)r271; r299 = (u32)r298; r300 = r299 - r294; r417 = (i32)r300; r382 = (u64)r417; r383 = __umul64hi(r382, r370); r384 = r383 == 0ull; if (!r384) goto b73; r301 = r300 * r290; r295 = r414 - r294; r386 = r301 <= r295; if (!r386) goto b73;
+	r272 = (u32)r269 * (u32)r405; r273 = (u32)r272 + (u32)r271; r324 = (i64)r273; r325 = r31 + r324 * 4; r326 = *(float *)r325; r327 = r326 * r35; r328 = r325; *(float *)r328 = r327; r38 = 0ll; r286 = r272; r287 = r286; r288 = (u32)r287; r368 = r288 < r407; if (!r368) goto b93; if (!r148) goto b93; r291 = r410 - r288; r372 = r290 <= r291; if (!r372) goto b93; r293 = r271; r294 = (u32)r293; r376 = r294 < r413; if (!r376) goto b93; r298 = (u32)r297 + (u32)r271; r299 = (u32)r298; r300 = r299 - r294; r417 = (i32)r300; r382 = (u64)r417; r383 = __umul64hi(r382, r370); r384 = r383 == 0ull; if (!r384) goto b93; r301 = r300 * r290; r295 = r414 - r294; r386 = r301 <= r295; if (!r386) goto b93;
 #line 154 "nests.go"
-	r276 = r272; r341 = r325; r344 = r325; r302 = r276; r387 = (i64)r302; r172 = r46 + r387 * 4; r304 = r271; r389 = (i64)r304; r175 = r54 + r389 * 4; if (!r401) goto b73; if (!r481) goto b53; r482 = *(float *)r325; r483 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r484 = (u64)r483 - 8ull;
-b30: // unroll guard
+	r276 = r272; r341 = r325; r344 = r325; r302 = r276; r387 = (i64)r302; r172 = r46 + r387 * 4; r304 = r271; r389 = (i64)r304; r175 = r54 + r389 * 4; if (!r401) goto b93; if (!r481) goto b69; r482 = *(float *)r325; r483 = r0 > (-9223372036854775793ll) ? r0 : (-9223372036854775793ll); r484 = (u64)r483 - 15ull; r485 = r38 < r484; if (!r485) goto b64;
+b30: // rangeint.body (int32) (unrolled 0)
 #line 154 "nests.go"
-	r485 = r38 < r484; if (!r485) goto b47; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; goto b30;
-b47: // rangeint.body (int32)
+	r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r486 = r345 < r484; if (!r486) goto b62; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; goto b30;
+b62: // unroll exit test
 #line 154 "nests.go"
-	r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; if (!r346) goto b49; r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1; goto b47;
-b49: // accumulators stored
+	r346 = r345 < r0; if (!r346) goto b65;
+b63: // edge 5→5 (int32)
+#line 154 "nests.go"
+	r38 = r345; r172 = r172 + 4ll; r175 = r175 + r402 * 1;
+b64: // rangeint.body (int32)
+#line 154 "nests.go"
+	r333 = r172; r334 = *(float *)r333; r335 = r50 * r334; r338 = r175; r339 = *(float *)r338; r340 = r335 * r339; r342 = r482; r343 = r342 + r340; r482 = r343; r345 = (u64)r38 + 1ull; r346 = r345 < r0; if (r346) goto b63;
+b65: // accumulators stored
 #line 154 "nests.go"
 	*(float *)r325 = r482;
-b50: // latch (int32)
+b66: // latch (int32)
 #line 150 "nests.go"
-	r11 = r11 + r16; r322 = r11 >= r6; if (!r322) goto b52; r11 = r11 - r6; r17 = r17 + 1ull;
-b52: // stepped (int32)
+	r11 = r11 + r16; r322 = r11 >= r6; if (!r322) goto b68; r11 = r11 - r6; r17 = r17 + 1ull;
+b68: // stepped (int32)
 #line 150 "nests.go"
 	r17 = r17 + r14; goto b15;
-b53: // unroll setup
+b69: // unroll guard
 #line 150 "nests.go"
-	r486 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r487 = (u64)r486 - 8ull;
-b54: // unroll guard
-#line 150 "nests.go"
-	r488 = r38 < r487; if (!r488) goto b71;
+	r487 = r0 > (-9223372036854775799ll) ? r0 : (-9223372036854775799ll); r488 = (u64)r487 - 9ull; r489 = r38 < r488; if (!r489) goto b92;
+b70: // rangeint.body (int32) (slices overlap) (unrolled 0)
 #line 154 "nests.go"
-	r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; goto b54;
-b71: // rangeint.body (int32) (slices overlap)
+	r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r490 = r458 < r488; if (!r490) goto b90; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; goto b70;
+b90: // unroll exit test
 #line 154 "nests.go"
-	r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; if (!r459) goto b50; r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1; goto b71;
-b73: // preheader (int32)
+	r459 = r458 < r0; if (!r459) goto b66;
+b91: // edge 5→5 (int32) (slices overlap)
+#line 154 "nests.go"
+	r38 = r458; r172 = r172 + 4ll; r175 = r175 + r402 * 1;
+b92: // rangeint.body (int32) (slices overlap)
+#line 154 "nests.go"
+	r450 = r172; r451 = *(float *)r450; r452 = r50 * r451; r453 = r175; r454 = *(float *)r453; r455 = r452 * r454; r456 = *(float *)r341; r457 = r456 + r455; *(float *)r344 = r457; r458 = (u64)r38 + 1ull; r459 = r458 < r0; if (r459) goto b91; goto b66;
+b93: // preheader (int32)
 #line 154 "nests.go"
 	r282 = r272; r359 = r325; r362 = r325; r308 = r282; r393 = (i64)r308; r188 = r46 + r393 * 4; r310 = r271; r395 = (i64)r310; r191 = r54 + r395 * 4;
-b74: // rangeint.body (checked) (int32)
+b94: // rangeint.body (checked) (int32)
 #line 154 "nests.go"
-	r422 = (i32)r38; r283 = (u32)r282 + (u32)r422; r350 = (i64)r283; if ((u64)r350 >= (u64)r47) { qd_site = 1; qd_x = r350; qd_y = r47; goto qd_fault; } r351 = r188; r352 = *(float *)r351; r353 = r50 * r352; r423 = r422; r284 = (u32)r423 * (u32)r424; r285 = (u32)r284 + (u32)r271; r355 = (i64)r285; if ((u64)r355 >= (u64)r55) { qd_site = 2; qd_x = r355; qd_y = r55; goto qd_fault; } r356 = r191; r357 = *(float *)r356; r358 = r353 * r357; r360 = *(float *)r359; r361 = r360 + r358; *(float *)r362 = r361; r363 = (u64)r38 + 1ull; r364 = r363 < r0; if (!r364) goto b50; r38 = r363; r188 = r188 + 4ll; r191 = r191 + r398 * 1; goto b74;
-b76: // exit
+	r422 = (i32)r38; r283 = (u32)r282 + (u32)r422; r350 = (i64)r283; if ((u64)r350 >= (u64)r47) { qd_site = 1; qd_x = r350; qd_y = r47; goto qd_fault; } r351 = r188; r352 = *(float *)r351; r353 = r50 * r352; r423 = r422; r284 = (u32)r423 * (u32)r424; r285 = (u32)r284 + (u32)r271; r355 = (i64)r285; if ((u64)r355 >= (u64)r55) { qd_site = 2; qd_x = r355; qd_y = r55; goto qd_fault; } r356 = r191; r357 = *(float *)r356; r358 = r353 * r357; r360 = *(float *)r359; r361 = r360 + r358; *(float *)r362 = r361; r363 = (u64)r38 + 1ull; r364 = r363 < r0; if (!r364) goto b66; r38 = r363; r188 = r188 + 4ll; r191 = r191 + r398 * 1; goto b94;
+b96: // exit
 #line 154 "nests.go"
 	return;
-b77: // preheader
+b97: // preheader
 #line 154 "nests.go"
 	r184 = r0; r185 = r184; r186 = (u64)r185 * 4ull;
-b78: // head (checked if)
+b98: // head (checked if)
 #line 150 "nests.go"
-	r66 = r17; r67 = r11; r68 = r67 < r6; if (!r68) goto b76; r69 = r66 < r3; if (!r69) goto b76; r70 = r66; r71 = (i64)r70; r72 = r67; r73 = (i64)r72;
+	r66 = r17; r67 = r11; r68 = r67 < r6; if (!r68) goto b96; r69 = r66 < r3; if (!r69) goto b96; r70 = r66; r71 = (i64)r70; r72 = r67; r73 = (i64)r72;
 #line 152 "nests.go"
 	r76 = (u64)r71 * (u64)r0; r77 = (u64)r76 + (u64)r73; if ((u64)r77 >= (u64)r32) { qd_site = 0; qd_x = r77; qd_y = r32; goto qd_fault; } r78 = r31 + r77 * 4; r79 = *(float *)r78; r80 = r79 * r35; r81 = r78; *(float *)r81 = r80; r38 = 0ll;
 #line 154 "nests.go"
 	r87 = r76; r97 = r78; r100 = r78; r179 = r87; r180 = r46 + r179 * 4; r182 = r73; r183 = r54 + r182 * 4;
-b83: // rangeint.body (checked if)
+b103: // rangeint.body (checked if)
 #line 154 "nests.go"
-	r88 = (u64)r87 + (u64)r38; if ((u64)r88 >= (u64)r47) { qd_site = 1; qd_x = r88; qd_y = r47; goto qd_fault; } r89 = r180; r90 = *(float *)r89; r91 = r50 * r90; r92 = (u64)r38 * (u64)r0; r93 = (u64)r92 + (u64)r73; if ((u64)r93 >= (u64)r55) { qd_site = 2; qd_x = r93; qd_y = r55; goto qd_fault; } r94 = r183; r95 = *(float *)r94; r96 = r91 * r95; r98 = *(float *)r97; r99 = r98 + r96; *(float *)r100 = r99; r101 = (u64)r38 + 1ull; r102 = r101 < r0; if (!r102) goto b85; r38 = r101; r180 = r180 + 4ll; r183 = r183 + r186 * 1; goto b83;
-b85: // latch (checked if)
+	r88 = (u64)r87 + (u64)r38; if ((u64)r88 >= (u64)r47) { qd_site = 1; qd_x = r88; qd_y = r47; goto qd_fault; } r89 = r180; r90 = *(float *)r89; r91 = r50 * r90; r92 = (u64)r38 * (u64)r0; r93 = (u64)r92 + (u64)r73; if ((u64)r93 >= (u64)r55) { qd_site = 2; qd_x = r93; qd_y = r55; goto qd_fault; } r94 = r183; r95 = *(float *)r94; r96 = r91 * r95; r98 = *(float *)r97; r99 = r98 + r96; *(float *)r100 = r99; r101 = (u64)r38 + 1ull; r102 = r101 < r0; if (!r102) goto b105; r38 = r101; r180 = r180 + 4ll; r183 = r183 + r186 * 1; goto b103;
+b105: // latch (checked if)
 #line 150 "nests.go"
-	r11 = r11 + r16; r74 = r11 >= r6; if (!r74) goto b87; r11 = r11 - r6; r17 = r17 + 1ull;
-b87: // stepped (checked if)
+	r11 = r11 + r16; r74 = r11 >= r6; if (!r74) goto b107; r11 = r11 - r6; r17 = r17 + 1ull;
+b107: // stepped (checked if)
 #line 150 "nests.go"
-	r17 = r17 + r14; goto b78;
-b88: // divide in 64 bits
+	r17 = r17 + r14; goto b98;
+b108: // divide in 64 bits
 #line 150 "nests.go"
 	r442 = qd_div_u64(r10, r6); goto b6;
-b89: // divide in 64 bits
+b109: // divide in 64 bits
 #line 150 "nests.go"
 	r434 = qd_div_u64(r8, r6); goto b4;
 qd_fault: {
@@ -4486,25 +4532,25 @@ extern "C" __global__ void TriMul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 #line 165 "nests.go"
-	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b52; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r373 = r8 | r6; r374 = r373 >> 32; r375 = (u32)r374; r376 = r375 == 0u; if (!r376) goto b65; r377 = (u32)r8; r378 = (u32)r6; r379 = qd_div_u32(r377, r378); r372 = (u64)r379;
+	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b68; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r373 = r8 | r6; r374 = r373 >> 32; r375 = (u32)r374; r376 = r375 == 0u; if (!r376) goto b81; r377 = (u32)r8; r378 = (u32)r6; r379 = qd_div_u32(r377, r378); r372 = (u64)r379;
 b4: // setup
 #line 165 "nests.go"
-	r12 = r372; r13 = r12 * r6; r11 = r8 - r13; r381 = r10 | r6; r382 = r381 >> 32; r383 = (u32)r382; r384 = r383 == 0u; if (!r384) goto b64; r385 = (u32)r10; r386 = (u32)r6; r387 = qd_div_u32(r385, r386); r380 = (u64)r387;
+	r12 = r372; r13 = r12 * r6; r11 = r8 - r13; r381 = r10 | r6; r382 = r381 >> 32; r383 = (u32)r382; r384 = r383 == 0u; if (!r384) goto b80; r385 = (u32)r10; r386 = (u32)r6; r387 = qd_div_u32(r385, r386); r380 = (u64)r387;
 b6: // setup
 #line 165 "nests.go"
 	r14 = r380; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r85 = p6; r86 = (u64)r85 + (u64)(-1ll); r87 = (u64)r86 * (u64)r0; r88 = r87 >= 0ll; r3 = r2;
 #line 171 "nests.go"
 	r52 = p1; r51 = p0;
 #line 169 "nests.go"
-	r43 = p5; r42 = p4; r37 = p3; r36 = p2; if (!r88) goto b53; r90 = r2; r89 = (u64)r86; r91 = __umul64hi(r89, r90); r92 = r91 == 0ull; if (!r92) goto b53; r95 = (u64)r87 + (u64)r86; r96 = r95 >= 0ll; if (!r96) goto b53; r99 = true; if (!r99) goto b53; r100 = (u64)r95; r82 = (u64)r52; r101 = r100 < r82; if (!r101) goto b53; r173 = p6; r175 = (u64)r173 - 1ull; r177 = (u64)r173 * (u64)r175; r179 = p3; r219 = r173 | r179; r193 = p5; r220 = r219 | r193; r205 = (u64)r175 + (u64)r177; r221 = r220 | r205; r207 = r177; r209 = (u64)r193 - 1ull; r211 = (u64)r207 + (u64)r209; r212 = r211 <= 2147483647ll; r217 = (u64)r173 * 4ull; r222 = r221 | r217; r223 = (u64)r222; r224 = r223 <= 2147483647ull; r225 = r224 & r212; if (!r225) goto b53; r355 = (i32)r0; r114 = (u64)r37; r356 = (u32)r114; r126 = r114 - 1ull; r358 = (u32)r126; r129 = (u64)r43; r360 = (u32)r129; r134 = r129 - 1ull; r361 = (u32)r134; r362 = r355; r257 = r362; r368 = r355; r265 = r368; r266 = r265; r341 = (i64)r266; r349 = (i32)r341; r350 = (i64)r349; r371 = (i32)r350; r351 = r371 == r266; r352 = (u64)r350 * 4ull; r370 = r355; r271 = r370; r272 = r271; r273 = (u32)r272 * 4u; r366 = r355; r348 = (i64)r273;
+	r43 = p5; r42 = p4; r37 = p3; r36 = p2; if (!r88) goto b69; r90 = r2; r89 = (u64)r86; r91 = __umul64hi(r89, r90); r92 = r91 == 0ull; if (!r92) goto b69; r95 = (u64)r87 + (u64)r86; r96 = r95 >= 0ll; if (!r96) goto b69; r99 = true; if (!r99) goto b69; r100 = (u64)r95; r82 = (u64)r52; r101 = r100 < r82; if (!r101) goto b69; r173 = p6; r175 = (u64)r173 - 1ull; r177 = (u64)r173 * (u64)r175; r179 = p3; r219 = r173 | r179; r193 = p5; r220 = r219 | r193; r205 = (u64)r175 + (u64)r177; r221 = r220 | r205; r207 = r177; r209 = (u64)r193 - 1ull; r211 = (u64)r207 + (u64)r209; r212 = r211 <= 2147483647ll; r217 = (u64)r173 * 4ull; r222 = r221 | r217; r223 = (u64)r222; r224 = r223 <= 2147483647ull; r225 = r224 & r212; if (!r225) goto b69; r355 = (i32)r0; r114 = (u64)r37; r356 = (u32)r114; r126 = r114 - 1ull; r358 = (u32)r126; r129 = (u64)r43; r360 = (u32)r129; r134 = r129 - 1ull; r361 = (u32)r134; r362 = r355; r257 = r362; r368 = r355; r265 = r368; r266 = r265; r341 = (i64)r266; r349 = (i32)r341; r350 = (i64)r349; r371 = (i32)r350; r351 = r371 == r266; r352 = (u64)r350 * 4ull; r370 = r355; r271 = r370; r272 = r271; r273 = (u32)r272 * 4u; r366 = r355; r348 = (i64)r273;
 b14: // head (int32)
 #line 165 "nests.go"
-	r274 = r17; r275 = r11; r276 = r275 < r6; if (!r276) goto b52; r277 = r274 < r3; if (!r277) goto b52; r353 = (u32)r274; r226 = r353; r227 = (i32)r226; r354 = (u32)r275; r228 = r354; r229 = (i32)r228; r28 = 0x0p+00f; r230 = 0; r243 = (u32)r227 * (u32)r355; r244 = r243; r245 = (u32)r244; r313 = r245 < r356; if (!r313) goto b49; r246 = (u32)r227; r247 = r246 + 1u; r357 = (i32)r247; r315 = (u64)r357; r316 = r315 + 4611686018427387904ull; r317 = r316 <= 9223372036854775808ull; if (!r317) goto b49; r251 = r358 - r245; r248 = r247 - 1u; r250 = r248; r322 = r250 <= r251; if (!r322) goto b49; r253 = r229; r254 = (u32)r253; r326 = r254 < r360; if (!r326) goto b49; r364 = (i32)r250; r320 = (u64)r364; r258 = (u32)r257 + (u32)r229; r259 = (u32)r258; r260 = r259 - r254; r363 = (i32)r260; r332 = (u64)r363; r333 = __umul64hi(r332, r320); r334 = r333 == 0ull; if (!r334) goto b49; r261 = r260 * r250; r255 = r361 - r254; r336 = r261 <= r255; if (!r336) goto b49;
+	r274 = r17; r275 = r11; r276 = r275 < r6; if (!r276) goto b68; r277 = r274 < r3; if (!r277) goto b68; r353 = (u32)r274; r226 = r353; r227 = (i32)r226; r354 = (u32)r275; r228 = r354; r229 = (i32)r228; r28 = 0x0p+00f; r230 = 0; r243 = (u32)r227 * (u32)r355; r244 = r243; r245 = (u32)r244; r313 = r245 < r356; if (!r313) goto b65; r246 = (u32)r227; r247 = r246 + 1u; r357 = (i32)r247; r315 = (u64)r357; r316 = r315 + 4611686018427387904ull; r317 = r316 <= 9223372036854775808ull; if (!r317) goto b65; r251 = r358 - r245; r248 = r247 - 1u; r250 = r248; r322 = r250 <= r251; if (!r322) goto b65; r253 = r229; r254 = (u32)r253; r326 = r254 < r360; if (!r326) goto b65; r364 = (i32)r250; r320 = (u64)r364; r258 = (u32)r257 + (u32)r229; r259 = (u32)r258; r260 = r259 - r254; r363 = (i32)r260; r332 = (u64)r363; r333 = __umul64hi(r332, r320); r334 = r333 == 0ull; if (!r334) goto b65; r261 = r260 * r250; r255 = r361 - r254; r336 = r261 <= r255; if (!r336) goto b65;
 #line 169 "nests.go"
-	r231 = r243; r262 = r231; r337 = (i64)r262; r146 = r36 + r337 * 4; r264 = r229; r339 = (i64)r264; r149 = r42 + r339 * 4; if (!r351) goto b49; r388 = r227 > (-2147483642) ? r227 : (-2147483642); r389 = (u32)r388 - 6u;
+	r231 = r243; r262 = r231; r337 = (i64)r262; r146 = r36 + r337 * 4; r264 = r229; r339 = (i64)r264; r149 = r42 + r339 * 4; if (!r351) goto b65; r388 = r227 > (-2147483634) ? r227 : (-2147483634); r389 = (u32)r388 - 14u;
 b26: // unroll guard
 #line 169 "nests.go"
-	r390 = r230 < r389; if (!r390) goto b43;
+	r390 = r230 < r389; if (!r390) goto b59;
 #line 168 "nests.go"
 	r283 = r230 <= r227;
 	r286 = r146; r287 = *(float *)r286; r290 = r149; r291 = *(float *)r290; r292 = r287 * r291; r293 = r28 + r292;
@@ -4530,59 +4576,83 @@ b26: // unroll guard
 	r235 = (u32)r230 + 1u; r28 = r293; r230 = r235; r146 = r146 + 4ll; r149 = r149 + r352 * 1; r283 = r230 <= r227;
 	r286 = r146; r287 = *(float *)r286; r290 = r149; r291 = *(float *)r290; r292 = r287 * r291; r293 = r28 + r292;
 #line 168 "nests.go"
-	r235 = (u32)r230 + 1u; r28 = r293; r230 = r235; r146 = r146 + 4ll; r149 = r149 + r352 * 1; goto b26;
-b43: // for.loop (int32)
-#line 168 "nests.go"
-	r283 = r230 <= r227; if (!r283) goto b45;
+	r235 = (u32)r230 + 1u; r28 = r293; r230 = r235; r146 = r146 + 4ll; r149 = r149 + r352 * 1; r283 = r230 <= r227;
 	r286 = r146; r287 = *(float *)r286; r290 = r149; r291 = *(float *)r290; r292 = r287 * r291; r293 = r28 + r292;
 #line 168 "nests.go"
-	r235 = (u32)r230 + 1u; r28 = r293; r230 = r235; r146 = r146 + 4ll; r149 = r149 + r352 * 1; goto b43;
-b45: // for.done (int32)
+	r235 = (u32)r230 + 1u; r28 = r293; r230 = r235; r146 = r146 + 4ll; r149 = r149 + r352 * 1; r283 = r230 <= r227;
+	r286 = r146; r287 = *(float *)r286; r290 = r149; r291 = *(float *)r290; r292 = r287 * r291; r293 = r28 + r292;
+#line 168 "nests.go"
+	r235 = (u32)r230 + 1u; r28 = r293; r230 = r235; r146 = r146 + 4ll; r149 = r149 + r352 * 1; r283 = r230 <= r227;
+	r286 = r146; r287 = *(float *)r286; r290 = r149; r291 = *(float *)r290; r292 = r287 * r291; r293 = r28 + r292;
+#line 168 "nests.go"
+	r235 = (u32)r230 + 1u; r28 = r293; r230 = r235; r146 = r146 + 4ll; r149 = r149 + r352 * 1; r283 = r230 <= r227;
+	r286 = r146; r287 = *(float *)r286; r290 = r149; r291 = *(float *)r290; r292 = r287 * r291; r293 = r28 + r292;
+#line 168 "nests.go"
+	r235 = (u32)r230 + 1u; r28 = r293; r230 = r235; r146 = r146 + 4ll; r149 = r149 + r352 * 1; r283 = r230 <= r227;
+	r286 = r146; r287 = *(float *)r286; r290 = r149; r291 = *(float *)r290; r292 = r287 * r291; r293 = r28 + r292;
+#line 168 "nests.go"
+	r235 = (u32)r230 + 1u; r28 = r293; r230 = r235; r146 = r146 + 4ll; r149 = r149 + r352 * 1; r283 = r230 <= r227;
+	r286 = r146; r287 = *(float *)r286; r290 = r149; r291 = *(float *)r290; r292 = r287 * r291; r293 = r28 + r292;
+#line 168 "nests.go"
+	r235 = (u32)r230 + 1u; r28 = r293; r230 = r235; r146 = r146 + 4ll; r149 = r149 + r352 * 1; r283 = r230 <= r227;
+	r286 = r146; r287 = *(float *)r286; r290 = r149; r291 = *(float *)r290; r292 = r287 * r291; r293 = r28 + r292;
+#line 168 "nests.go"
+	r235 = (u32)r230 + 1u; r28 = r293; r230 = r235; r146 = r146 + 4ll; r149 = r149 + r352 * 1; r283 = r230 <= r227;
+	r286 = r146; r287 = *(float *)r286; r290 = r149; r291 = *(float *)r290; r292 = r287 * r291; r293 = r28 + r292;
+#line 168 "nests.go"
+	r235 = (u32)r230 + 1u; r28 = r293; r230 = r235; r146 = r146 + 4ll; r149 = r149 + r352 * 1; goto b26;
+b59: // for.loop (int32)
+#line 168 "nests.go"
+	r283 = r230 <= r227; if (!r283) goto b61;
+	r286 = r146; r287 = *(float *)r286; r290 = r149; r291 = *(float *)r290; r292 = r287 * r291; r293 = r28 + r292;
+#line 168 "nests.go"
+	r235 = (u32)r230 + 1u; r28 = r293; r230 = r235; r146 = r146 + 4ll; r149 = r149 + r352 * 1; goto b59;
+b61: // for.done (int32)
 #line 171 "nests.go"
 	r236 = r243; r237 = (u32)r236 + (u32)r229; r296 = (i64)r237; r297 = r51 + r296 * 4; *(float *)r297 = r28;
 #line 165 "nests.go"
-	r11 = r11 + r16; r282 = r11 >= r6; if (!r282) goto b48; r11 = r11 - r6; r17 = r17 + 1ull;
-b48: // stepped (int32)
+	r11 = r11 + r16; r282 = r11 >= r6; if (!r282) goto b64; r11 = r11 - r6; r17 = r17 + 1ull;
+b64: // stepped (int32)
 #line 165 "nests.go"
 	r17 = r17 + r14; goto b14;
-b49: // preheader (int32)
+b65: // preheader (int32)
 #line 169 "nests.go"
 	r238 = r243; r268 = r238; r343 = (i64)r268; r162 = r36 + r343 * 4; r270 = r229; r345 = (i64)r270; r165 = r42 + r345 * 4;
-b50: // for.loop (checked) (int32)
+b66: // for.loop (checked) (int32)
 #line 168 "nests.go"
-	r298 = r230 <= r227; if (!r298) goto b45;
+	r298 = r230 <= r227; if (!r298) goto b61;
 	r239 = (u32)r238 + (u32)r230; r300 = (i64)r239; if ((u64)r300 >= (u64)r37) { qd_site = 0; qd_x = r300; qd_y = r37; goto qd_fault; } r301 = r162; r302 = *(float *)r301; r240 = (u32)r230 * (u32)r366; r241 = (u32)r240 + (u32)r229; r304 = (i64)r241; if ((u64)r304 >= (u64)r43) { qd_site = 1; qd_x = r304; qd_y = r43; goto qd_fault; } r305 = r165; r306 = *(float *)r305; r307 = r302 * r306; r308 = r28 + r307;
 #line 168 "nests.go"
-	r242 = (u32)r230 + 1u; r28 = r308; r230 = r242; r162 = r162 + 4ll; r165 = r165 + r348 * 1; goto b50;
-b52: // exit
+	r242 = (u32)r230 + 1u; r28 = r308; r230 = r242; r162 = r162 + 4ll; r165 = r165 + r348 * 1; goto b66;
+b68: // exit
 #line 168 "nests.go"
 	return;
-b53: // preheader
+b69: // preheader
 #line 168 "nests.go"
 	r158 = r0; r159 = r158; r160 = (u64)r159 * 4ull;
-b54: // head (checked if)
+b70: // head (checked if)
 #line 165 "nests.go"
-	r55 = r17; r56 = r11; r57 = r56 < r6; if (!r57) goto b52; r58 = r55 < r3; if (!r58) goto b52; r59 = r55; r60 = (i64)r59; r61 = r56; r62 = (i64)r61; r28 = 0x0p+00f; r29 = 0ll;
+	r55 = r17; r56 = r11; r57 = r56 < r6; if (!r57) goto b68; r58 = r55 < r3; if (!r58) goto b68; r59 = r55; r60 = (i64)r59; r61 = r56; r62 = (i64)r61; r28 = 0x0p+00f; r29 = 0ll;
 #line 169 "nests.go"
 	r68 = (u64)r60 * (u64)r0; r153 = r68; r154 = r36 + r153 * 4; r156 = r62; r157 = r42 + r156 * 4;
-b58: // for.loop (checked if)
+b74: // for.loop (checked if)
 #line 168 "nests.go"
-	r67 = r29 <= r60; if (!r67) goto b60;
+	r67 = r29 <= r60; if (!r67) goto b76;
 	r69 = (u64)r68 + (u64)r29; if ((u64)r69 >= (u64)r37) { qd_site = 0; qd_x = r69; qd_y = r37; goto qd_fault; } r70 = r154; r71 = *(float *)r70; r72 = (u64)r29 * (u64)r0; r73 = (u64)r72 + (u64)r62; if ((u64)r73 >= (u64)r43) { qd_site = 1; qd_x = r73; qd_y = r43; goto qd_fault; } r74 = r157; r75 = *(float *)r74; r76 = r71 * r75; r77 = r28 + r76;
 #line 168 "nests.go"
-	r78 = (u64)r29 + 1ull; r28 = r77; r29 = r78; r154 = r154 + 4ll; r157 = r157 + r160 * 1; goto b58;
-b60: // for.done (checked if)
+	r78 = (u64)r29 + 1ull; r28 = r77; r29 = r78; r154 = r154 + 4ll; r157 = r157 + r160 * 1; goto b74;
+b76: // for.done (checked if)
 #line 171 "nests.go"
 	r79 = r68; r80 = (u64)r79 + (u64)r62; if ((u64)r80 >= (u64)r52) { qd_site = 2; qd_x = r80; qd_y = r52; goto qd_fault; } r81 = r51 + r80 * 4; *(float *)r81 = r28;
 #line 165 "nests.go"
-	r11 = r11 + r16; r63 = r11 >= r6; if (!r63) goto b63; r11 = r11 - r6; r17 = r17 + 1ull;
-b63: // stepped (checked if)
+	r11 = r11 + r16; r63 = r11 >= r6; if (!r63) goto b79; r11 = r11 - r6; r17 = r17 + 1ull;
+b79: // stepped (checked if)
 #line 165 "nests.go"
-	r17 = r17 + r14; goto b54;
-b64: // divide in 64 bits
+	r17 = r17 + r14; goto b70;
+b80: // divide in 64 bits
 #line 165 "nests.go"
 	r380 = qd_div_u64(r10, r6); goto b6;
-b65: // divide in 64 bits
+b81: // divide in 64 bits
 #line 165 "nests.go"
 	r372 = qd_div_u64(r8, r6); goto b4;
 qd_fault: {
@@ -4608,7 +4678,8 @@ extern "C" __global__ void SyrkLower_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	bool r193 = 0, r195 = 0, r197 = 0, r198 = 0, r199 = 0, r202 = 0, r204 = 0, r208 = 0;
 	bool r209 = 0, r210 = 0, r211 = 0, r212 = 0, r213 = 0, r248 = 0, r249 = 0, r254 = 0;
 	bool r255 = 0, r256 = 0, r280 = 0, r298 = 0, r302 = 0, r306 = 0, r310 = 0, r312 = 0;
-	bool r342 = 0, r350 = 0, r363 = 0, r374 = 0, r375 = 0, r376 = 0, r380 = 0, r383 = 0;
+	bool r342 = 0, r350 = 0, r363 = 0, r374 = 0, r375 = 0, r376 = 0, r380 = 0, r381 = 0;
+	bool r384 = 0, r385 = 0;
 	i32 r215 = 0, r217 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r222 = 0, r223 = 0;
 	i32 r224 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0, r229 = 0, r230 = 0, r231 = 0;
 	i32 r232 = 0, r233 = 0, r238 = 0, r239 = 0, r242 = 0, r243 = 0, r244 = 0, r245 = 0;
@@ -4627,7 +4698,7 @@ extern "C" __global__ void SyrkLower_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	i64 r266 = 0, r270 = 0, r271 = 0, r279 = 0, r281 = 0, r282 = 0, r283 = 0, r284 = 0;
 	i64 r288 = 0, r289 = 0, r297 = 0, r299 = 0, r300 = 0, r307 = 0, r308 = 0, r313 = 0;
 	i64 r314 = 0, r315 = 0, r316 = 0, r362 = 0, r365 = 0, r370 = 0, r378 = 0, r379 = 0;
-	i64 r381 = 0, r382 = 0;
+	i64 r382 = 0, r383 = 0;
 	u32 r214 = 0, r216 = 0, r234 = 0, r235 = 0, r236 = 0, r237 = 0, r240 = 0, r241 = 0;
 	u32 r317 = 0, r318 = 0, r322 = 0, r324 = 0, r325 = 0, r328 = 0, r329 = 0, r341 = 0;
 	u32 r343 = 0, r344 = 0, r345 = 0, r349 = 0, r351 = 0, r352 = 0, r353 = 0;
@@ -4666,82 +4737,92 @@ extern "C" __global__ void SyrkLower_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r375 = r373 <= r367;
 	r376 = r374 | r375;
 #line 181 "nests.go"
-	r0 = p4; r1 = r0 > 0ll; if (!r1) goto b73; r4 = (u64)r0 + (u64)(-1ll); r5 = (u64)r4 + 1ull; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r339 = r10 | r8; r340 = r339 >> 32; r341 = (u32)r340; r342 = r341 == 0u; if (!r342) goto b86; r343 = (u32)r10; r344 = (u32)r8; r345 = qd_div_u32(r343, r344); r338 = (u64)r345;
+	r0 = p4; r1 = r0 > 0ll; if (!r1) goto b93; r4 = (u64)r0 + (u64)(-1ll); r5 = (u64)r4 + 1ull; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r339 = r10 | r8; r340 = r339 >> 32; r341 = (u32)r340; r342 = r341 == 0u; if (!r342) goto b106; r343 = (u32)r10; r344 = (u32)r8; r345 = qd_div_u32(r343, r344); r338 = (u64)r345;
 b4: // setup
 #line 181 "nests.go"
-	r14 = r338; r15 = r14 * r8; r13 = r10 - r15; r347 = r12 | r8; r348 = r347 >> 32; r349 = (u32)r348; r350 = r349 == 0u; if (!r350) goto b85; r351 = (u32)r12; r352 = (u32)r8; r353 = qd_div_u32(r351, r352); r346 = (u64)r353;
+	r14 = r338; r15 = r14 * r8; r13 = r10 - r15; r347 = r12 | r8; r348 = r347 >> 32; r349 = (u32)r348; r350 = r349 == 0u; if (!r350) goto b105; r351 = (u32)r12; r352 = (u32)r8; r353 = qd_div_u32(r351, r352); r346 = (u64)r353;
 b6: // setup
 #line 181 "nests.go"
 	r16 = r346; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r106 = p4; r107 = (u64)r106 + (u64)(-1ll); r108 = (u64)r107 * (u64)r0; r109 = r108 >= 0ll; r2 = (u64)r0; r3 = r2;
 #line 185 "nests.go"
 	r54 = p6; r51 = p3; r50 = p2;
 #line 183 "nests.go"
-	r41 = p5; r38 = p7; r35 = p1; r34 = p0; if (!r109) goto b74; r111 = r2; r110 = (u64)r107; r112 = __umul64hi(r110, r111); r113 = r112 == 0ull; if (!r113) goto b74; r116 = (u64)r108 + (u64)r107; r117 = r116 >= 0ll; if (!r117) goto b74; r120 = true; if (!r120) goto b74; r121 = (u64)r116; r103 = (u64)r35; r122 = r121 < r103; if (!r122) goto b74; r40 = r41 > 0ll; r141 = (u64)r51; r146 = (u64)r41; r147 = r146 + 4611686018427387904ull; r148 = r147 <= 9223372036854775808ull; r152 = r141 - 1ull; r174 = p4; r176 = (u64)r174 - 1ull; r178 = (u64)r174 * (u64)r176; r180 = (u64)r178 + (u64)r176; r205 = r174 | r180; r182 = p5; r183 = r182 <= 2147483647ll; r184 = (u64)r182 * (u64)r176; r185 = r184 <= 2147483647ll; r186 = p3; r206 = r205 | r186; r190 = (u64)r182 * (u64)(-1ll); r192 = (u64)r190 * (u64)r176; r193 = r192 >= (-2147483648ll); r194 = (u64)r192 + (u64)(-1ll); r195 = r194 >= (-2147483648ll); r200 = (u64)r182 + (u64)(-1ll); r201 = r200 > 0ll ? r200 : 0ll; r203 = (u64)r201 + (u64)r184; r204 = r203 <= 2147483647ll; r207 = (u64)r206; r208 = r207 <= 2147483647ull; r209 = r208 & r183; r210 = r209 & r185; r211 = r210 & r193; r212 = r211 & r195; r213 = r212 & r204; if (!r213) goto b74; r319 = (i32)r0; r320 = (i32)r41; r322 = (u32)r141; r149 = r146 - 1ull; r324 = (u32)r149; r236 = r324; r325 = (u32)r152; r326 = r320; r328 = r322; r329 = r325;
+	r41 = p5; r38 = p7; r35 = p1; r34 = p0; if (!r109) goto b94; r111 = r2; r110 = (u64)r107; r112 = __umul64hi(r110, r111); r113 = r112 == 0ull; if (!r113) goto b94; r116 = (u64)r108 + (u64)r107; r117 = r116 >= 0ll; if (!r117) goto b94; r120 = true; if (!r120) goto b94; r121 = (u64)r116; r103 = (u64)r35; r122 = r121 < r103; if (!r122) goto b94; r40 = r41 > 0ll; r141 = (u64)r51; r146 = (u64)r41; r147 = r146 + 4611686018427387904ull; r148 = r147 <= 9223372036854775808ull; r152 = r141 - 1ull; r174 = p4; r176 = (u64)r174 - 1ull; r178 = (u64)r174 * (u64)r176; r180 = (u64)r178 + (u64)r176; r205 = r174 | r180; r182 = p5; r183 = r182 <= 2147483647ll; r184 = (u64)r182 * (u64)r176; r185 = r184 <= 2147483647ll; r186 = p3; r206 = r205 | r186; r190 = (u64)r182 * (u64)(-1ll); r192 = (u64)r190 * (u64)r176; r193 = r192 >= (-2147483648ll); r194 = (u64)r192 + (u64)(-1ll); r195 = r194 >= (-2147483648ll); r200 = (u64)r182 + (u64)(-1ll); r201 = r200 > 0ll ? r200 : 0ll; r203 = (u64)r201 + (u64)r184; r204 = r203 <= 2147483647ll; r207 = (u64)r206; r208 = r207 <= 2147483647ull; r209 = r208 & r183; r210 = r209 & r185; r211 = r210 & r193; r212 = r211 & r195; r213 = r212 & r204; if (!r213) goto b94; r319 = (i32)r0; r320 = (i32)r41; r322 = (u32)r141; r149 = r146 - 1ull; r324 = (u32)r149; r236 = r324; r325 = (u32)r152; r326 = r320; r328 = r322; r329 = r325;
 b15: // head (int32)
 #line 181 "nests.go"
-	r246 = r19; r247 = r13; r248 = r247 < r8; if (!r248) goto b73; r249 = r246 < r3; if (!r249) goto b73; r317 = (u32)r246; r214 = r317; r215 = (i32)r214; r318 = (u32)r247; r216 = r318; r217 = (i32)r216; r254 = r217 <= r215; if (!r254) goto b47;
+	r246 = r19; r247 = r13; r248 = r247 < r8; if (!r248) goto b93; r249 = r246 < r3; if (!r249) goto b93; r317 = (u32)r246; r214 = r317; r215 = (i32)r214; r318 = (u32)r247; r216 = r318; r217 = (i32)r216; r254 = r217 <= r215; if (!r254) goto b63;
 #line 183 "nests.go"
-	r218 = (u32)r215 * (u32)r319; r219 = (u32)r218 + (u32)r217; r258 = (i64)r219; r259 = r34 + r258 * 4; r260 = *(float *)r259; r261 = r260 * r38; r262 = r259; *(float *)r262 = r261; if (!r40) goto b47; r42 = 0ll; r232 = (u32)r215 * (u32)r320; r233 = r232; r234 = (u32)r233; r302 = r234 < r322; r238 = (u32)r217 * (u32)r326; if (!r302) goto b70; if (!r148) goto b70; r237 = r325 - r234; r306 = r236 <= r237; if (!r306) goto b70; r239 = r238; r240 = (u32)r239; r310 = r240 < r328; if (!r310) goto b70; r241 = r329 - r240; r312 = r236 <= r241; if (!r312) goto b70;
+	r218 = (u32)r215 * (u32)r319; r219 = (u32)r218 + (u32)r217; r258 = (i64)r219; r259 = r34 + r258 * 4; r260 = *(float *)r259; r261 = r260 * r38; r262 = r259; *(float *)r262 = r261; if (!r40) goto b63; r42 = 0ll; r232 = (u32)r215 * (u32)r320; r233 = r232; r234 = (u32)r233; r302 = r234 < r322; r238 = (u32)r217 * (u32)r326; if (!r302) goto b90; if (!r148) goto b90; r237 = r325 - r234; r306 = r236 <= r237; if (!r306) goto b90; r239 = r238; r240 = (u32)r239; r310 = r240 < r328; if (!r310) goto b90; r241 = r329 - r240; r312 = r236 <= r241; if (!r312) goto b90;
 #line 185 "nests.go"
-	r222 = r232; r224 = r238; r275 = r259; r278 = r259; r242 = r222; r313 = (i64)r242; r163 = r50 + r313 * 4; r243 = r224; r314 = (i64)r243; r165 = r50 + r314 * 4; if (!r376) goto b50; r377 = *(float *)r259; r378 = r41 > (-9223372036854775800ll) ? r41 : (-9223372036854775800ll); r379 = (u64)r378 - 8ull;
-b27: // unroll guard
+	r222 = r232; r224 = r238; r275 = r259; r278 = r259; r242 = r222; r313 = (i64)r242; r163 = r50 + r313 * 4; r243 = r224; r314 = (i64)r243; r165 = r50 + r314 * 4; if (!r376) goto b66; r377 = *(float *)r259; r378 = r41 > (-9223372036854775793ll) ? r41 : (-9223372036854775793ll); r379 = (u64)r378 - 15ull; r380 = r42 < r379; if (!r380) goto b61;
+b27: // rangeint.body (int32) (unrolled 0)
 #line 185 "nests.go"
-	r380 = r42 < r379; if (!r380) goto b44; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b27;
-b44: // rangeint.body (int32)
+	r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r381 = r279 < r379; if (!r381) goto b59; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b27;
+b59: // unroll exit test
 #line 185 "nests.go"
-	r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; if (!r280) goto b46; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b44;
-b46: // accumulators stored
+	r280 = r279 < r41; if (!r280) goto b62;
+b60: // edge 6→6 (int32)
+#line 185 "nests.go"
+	r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll;
+b61: // rangeint.body (int32)
+#line 185 "nests.go"
+	r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; if (r280) goto b60;
+b62: // accumulators stored
 #line 185 "nests.go"
 	*(float *)r259 = r377;
-b47: // latch (int32)
+b63: // latch (int32)
 #line 181 "nests.go"
-	r13 = r13 + r18; r255 = r13 >= r8; if (!r255) goto b49; r13 = r13 - r8; r19 = r19 + 1ull;
-b49: // stepped (int32)
+	r13 = r13 + r18; r255 = r13 >= r8; if (!r255) goto b65; r13 = r13 - r8; r19 = r19 + 1ull;
+b65: // stepped (int32)
 #line 181 "nests.go"
 	r19 = r19 + r16; goto b15;
-b50: // unroll setup
+b66: // unroll guard
 #line 181 "nests.go"
-	r381 = r41 > (-9223372036854775800ll) ? r41 : (-9223372036854775800ll); r382 = (u64)r381 - 8ull;
-b51: // unroll guard
-#line 181 "nests.go"
-	r383 = r42 < r382; if (!r383) goto b68;
+	r382 = r41 > (-9223372036854775799ll) ? r41 : (-9223372036854775799ll); r383 = (u64)r382 - 9ull; r384 = r42 < r383; if (!r384) goto b89;
+b67: // rangeint.body (int32) (slices overlap) (unrolled 0)
 #line 185 "nests.go"
-	r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b51;
-b68: // rangeint.body (int32) (slices overlap)
+	r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r385 = r362 < r383; if (!r385) goto b87; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b67;
+b87: // unroll exit test
 #line 185 "nests.go"
-	r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; if (!r363) goto b47; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b68;
-b70: // preheader (int32)
+	r363 = r362 < r41; if (!r363) goto b63;
+b88: // edge 6→6 (int32) (slices overlap)
+#line 185 "nests.go"
+	r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll;
+b89: // rangeint.body (int32) (slices overlap)
+#line 185 "nests.go"
+	r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; if (r363) goto b88; goto b63;
+b90: // preheader (int32)
 #line 185 "nests.go"
 	r228 = r232; r230 = r238; r293 = r259; r296 = r259; r244 = r228; r315 = (i64)r244; r171 = r50 + r315 * 4; r245 = r230; r316 = (i64)r245; r173 = r50 + r316 * 4;
-b71: // rangeint.body (checked) (int32)
+b91: // rangeint.body (checked) (int32)
 #line 185 "nests.go"
-	r332 = (i32)r42; r229 = (u32)r228 + (u32)r332; r284 = (i64)r229; if ((u64)r284 >= (u64)r51) { qd_site = 1; qd_x = r284; qd_y = r51; goto qd_fault; } r285 = r171; r286 = *(float *)r285; r287 = r54 * r286; r333 = r332; r231 = (u32)r230 + (u32)r333; r289 = (i64)r231; if ((u64)r289 >= (u64)r51) { qd_site = 2; qd_x = r289; qd_y = r51; goto qd_fault; } r290 = r173; r291 = *(float *)r290; r292 = r287 * r291; r294 = *(float *)r293; r295 = r294 + r292; *(float *)r296 = r295; r297 = (u64)r42 + 1ull; r298 = r297 < r41; if (!r298) goto b47; r42 = r297; r171 = r171 + 4ll; r173 = r173 + 4ll; goto b71;
-b73: // exit
+	r332 = (i32)r42; r229 = (u32)r228 + (u32)r332; r284 = (i64)r229; if ((u64)r284 >= (u64)r51) { qd_site = 1; qd_x = r284; qd_y = r51; goto qd_fault; } r285 = r171; r286 = *(float *)r285; r287 = r54 * r286; r333 = r332; r231 = (u32)r230 + (u32)r333; r289 = (i64)r231; if ((u64)r289 >= (u64)r51) { qd_site = 2; qd_x = r289; qd_y = r51; goto qd_fault; } r290 = r173; r291 = *(float *)r290; r292 = r287 * r291; r294 = *(float *)r293; r295 = r294 + r292; *(float *)r296 = r295; r297 = (u64)r42 + 1ull; r298 = r297 < r41; if (!r298) goto b63; r42 = r297; r171 = r171 + 4ll; r173 = r173 + 4ll; goto b91;
+b93: // exit
 #line 185 "nests.go"
 	return;
-b74: // preheader
+b94: // preheader
 #line 183 "nests.go"
 	r84 = r41 > 0ll;
-b75: // head (checked if)
+b95: // head (checked if)
 #line 181 "nests.go"
-	r67 = r19; r68 = r13; r69 = r68 < r8; if (!r69) goto b73; r70 = r67 < r3; if (!r70) goto b73; r71 = r67; r72 = (i64)r71; r73 = r68; r74 = (i64)r73; r75 = r74 <= r72; if (!r75) goto b82;
+	r67 = r19; r68 = r13; r69 = r68 < r8; if (!r69) goto b93; r70 = r67 < r3; if (!r70) goto b93; r71 = r67; r72 = (i64)r71; r73 = r68; r74 = (i64)r73; r75 = r74 <= r72; if (!r75) goto b102;
 #line 183 "nests.go"
-	r78 = (u64)r72 * (u64)r0; r79 = (u64)r78 + (u64)r74; if ((u64)r79 >= (u64)r35) { qd_site = 0; qd_x = r79; qd_y = r35; goto qd_fault; } r80 = r34 + r79 * 4; r81 = *(float *)r80; r82 = r81 * r38; r83 = r80; *(float *)r83 = r82; if (!r84) goto b82; r42 = 0ll;
+	r78 = (u64)r72 * (u64)r0; r79 = (u64)r78 + (u64)r74; if ((u64)r79 >= (u64)r35) { qd_site = 0; qd_x = r79; qd_y = r35; goto qd_fault; } r80 = r34 + r79 * 4; r81 = *(float *)r80; r82 = r81 * r38; r83 = r80; *(float *)r83 = r82; if (!r84) goto b102; r42 = 0ll;
 #line 185 "nests.go"
 	r87 = (u64)r72 * (u64)r41; r92 = (u64)r74 * (u64)r41; r97 = r80; r100 = r80; r166 = r87; r167 = r50 + r166 * 4; r168 = r92; r169 = r50 + r168 * 4;
-b80: // rangeint.body (checked if)
+b100: // rangeint.body (checked if)
 #line 185 "nests.go"
-	r88 = (u64)r87 + (u64)r42; if ((u64)r88 >= (u64)r51) { qd_site = 1; qd_x = r88; qd_y = r51; goto qd_fault; } r89 = r167; r90 = *(float *)r89; r91 = r54 * r90; r93 = (u64)r92 + (u64)r42; if ((u64)r93 >= (u64)r51) { qd_site = 2; qd_x = r93; qd_y = r51; goto qd_fault; } r94 = r169; r95 = *(float *)r94; r96 = r91 * r95; r98 = *(float *)r97; r99 = r98 + r96; *(float *)r100 = r99; r101 = (u64)r42 + 1ull; r102 = r101 < r41; if (!r102) goto b82; r42 = r101; r167 = r167 + 4ll; r169 = r169 + 4ll; goto b80;
-b82: // latch (checked if)
+	r88 = (u64)r87 + (u64)r42; if ((u64)r88 >= (u64)r51) { qd_site = 1; qd_x = r88; qd_y = r51; goto qd_fault; } r89 = r167; r90 = *(float *)r89; r91 = r54 * r90; r93 = (u64)r92 + (u64)r42; if ((u64)r93 >= (u64)r51) { qd_site = 2; qd_x = r93; qd_y = r51; goto qd_fault; } r94 = r169; r95 = *(float *)r94; r96 = r91 * r95; r98 = *(float *)r97; r99 = r98 + r96; *(float *)r100 = r99; r101 = (u64)r42 + 1ull; r102 = r101 < r41; if (!r102) goto b102; r42 = r101; r167 = r167 + 4ll; r169 = r169 + 4ll; goto b100;
+b102: // latch (checked if)
 #line 181 "nests.go"
-	r13 = r13 + r18; r76 = r13 >= r8; if (!r76) goto b84; r13 = r13 - r8; r19 = r19 + 1ull;
-b84: // stepped (checked if)
+	r13 = r13 + r18; r76 = r13 >= r8; if (!r76) goto b104; r13 = r13 - r8; r19 = r19 + 1ull;
+b104: // stepped (checked if)
 #line 181 "nests.go"
-	r19 = r19 + r16; goto b75;
-b85: // divide in 64 bits
+	r19 = r19 + r16; goto b95;
+b105: // divide in 64 bits
 #line 181 "nests.go"
 	r346 = qd_div_u64(r12, r8); goto b6;
-b86: // divide in 64 bits
+b106: // divide in 64 bits
 #line 181 "nests.go"
 	r338 = qd_div_u64(r10, r8); goto b4;
 qd_fault: {
@@ -4884,7 +4965,7 @@ extern "C" __global__ void ColNorm_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	bool r8 = 0, r23 = 0, r40 = 0, r45 = 0, r48 = 0, r60 = 0, r62 = 0, r77 = 0;
 	bool r80 = 0, r83 = 0, r85 = 0, r86 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0;
 	bool r95 = 0, r97 = 0, r98 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0, r119 = 0;
-	bool r125 = 0;
+	bool r125 = 0, r126 = 0;
 	i32 r75 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0, r120 = 0, r121 = 0, r122 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r6 = 0, r7 = 0, r10 = 0, r12 = 0;
 	i64 r13 = 0, r16 = 0, r17 = 0, r22 = 0, r29 = 0, r30 = 0, r31 = 0, r34 = 0;
@@ -4905,30 +4986,36 @@ extern "C" __global__ void ColNorm_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 #line 219 "nests.go"
 	r7 = p5; r8 = r7 > 0ll; r2 = p6; r1 = p4; if (!r8) goto b51; r9 = 0x0p+00f; r10 = 0ll; r6 = p3; r41 = (u64)r6; r43 = r1; r44 = (u64)r43; r45 = r44 < r41; r5 = p2; if (!r45) goto b48; r46 = (u64)r7; r47 = r46 + 4611686018427387904ull; r48 = r47 <= 9223372036854775808ull; if (!r48) goto b48; r55 = r2; r56 = (u64)r55 + (u64)r1; r57 = (u64)r56; r58 = r57 - r44; r49 = r46 - 1ull; r51 = r49; r59 = __umul64hi(r58, r51); r60 = r59 == 0ull; if (!r60) goto b48; r61 = r58 * r51; r52 = r41 - 1ull; r53 = r52 - r44; r62 = r61 <= r53; if (!r62) goto b48;
 #line 209 "nests.go"
-	r64 = r1; r65 = r5 + r64 * 4; r66 = r2; r67 = r66; r75 = (i32)r67; r76 = (i64)r75; r77 = r76 == r67; r78 = (u64)r76 * 4ull; if (!r77) goto b48; r79 = p5; r81 = (u64)r79 + (u64)(-1ll); r82 = r81 > 0ll ? r81 : 0ll; r84 = p6; r85 = r84 >= (-2147483648ll); r86 = r84 <= 2147483647ll; r87 = (u64)r84 * (u64)r82; r88 = r87 < 0ll ? r87 : 0ll; r90 = r88 >= (-2147483648ll); r89 = r87 > 0ll ? r87 : 0ll; r94 = p4; r96 = (u64)r89 + (u64)r94; r99 = r79 | r96; r100 = (u64)r99; r101 = r100 <= 2147483647ull; r102 = r101 & r85; r103 = r102 & r86; r104 = r103 & r90; if (!r104) goto b48; r123 = r7 > (-9223372036854775793ll) ? r7 : (-9223372036854775793ll); r124 = (u64)r123 - 15ull;
-b10: // unroll guard
+	r64 = r1; r65 = r5 + r64 * 4; r66 = r2; r67 = r66; r75 = (i32)r67; r76 = (i64)r75; r77 = r76 == r67; if (!r77) goto b48; r79 = p5; r81 = (u64)r79 + (u64)(-1ll); r82 = r81 > 0ll ? r81 : 0ll; r84 = p6; r85 = r84 >= (-2147483648ll); r86 = r84 <= 2147483647ll; r87 = (u64)r84 * (u64)r82; r88 = r87 < 0ll ? r87 : 0ll; r90 = r88 >= (-2147483648ll); r89 = r87 > 0ll ? r87 : 0ll; r94 = p4; r96 = (u64)r89 + (u64)r94; r99 = r79 | r96; r100 = (u64)r99; r101 = r100 <= 2147483647ull; r102 = r101 & r85; r103 = r102 & r86; r104 = r103 & r90; if (!r104) goto b48; r123 = r7 > (-9223372036854775793ll) ? r7 : (-9223372036854775793ll); r124 = (u64)r123 - 15ull; r125 = r10 < r124; r78 = (u64)r76 * 4ull; if (!r125) goto b44;
+b10: // colNorm.rangeint.body (int32) (unrolled 0)
 #line 209 "nests.go"
-	r125 = r10 < r124; if (!r125) goto b46; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; if (!r119) goto b43; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; goto b10;
-b43: // edge 1→2
+	r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r126 = r118 < r124; if (!r126) goto b42; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; goto b10;
+b42: // unroll exit test
+#line 209 "nests.go"
+	r119 = r118 < r7; if (!r119) goto b45;
+b43: // edge 1→1 (int32)
+#line 209 "nests.go"
+	r9 = r21; r10 = r118; r65 = r65 + r78 * 1;
+b44: // colNorm.rangeint.body (int32)
+#line 209 "nests.go"
+	r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; if (r119) goto b43;
+b45: // edge 1→2
 #line 209 "nests.go"
 	r11 = r21;
-b44: // colNorm.rangeint.done
+b46: // colNorm.rangeint.done
 #line 211 "nests.go"
 	r26 = sqrtf(r11); r4 = r26;
 #line 219 "nests.go"
 	r0 = (u64)r1 * (u64)r2; r3 = (u64)r0 + (u64)r1; r29 = p1; if ((u64)r3 >= (u64)r29) { qd_site = 2; qd_x = r3; qd_y = r29; goto qd_fault; } r28 = p0; r27 = r28 + r3 * 4; *(float *)r27 = r4; return;
-b46: // colNorm.rangeint.body (int32)
-#line 209 "nests.go"
-	r111 = r65; r112 = *(float *)r111; r116 = r112; r117 = r112 * r116; r21 = r9 + r117; r118 = (u64)r10 + 1ull; r119 = r118 < r7; if (!r119) goto b43; r9 = r21; r10 = r118; r65 = r65 + r78 * 1; goto b46;
 b48: // preheader
 #line 209 "nests.go"
 	r70 = r1; r71 = r5 + r70 * 4; r72 = r2; r73 = r72; r74 = (u64)r73 * 4ull;
 b49: // colNorm.rangeint.body (checked)
 #line 209 "nests.go"
-	r30 = (u64)r10 * (u64)r2; r31 = (u64)r30 + (u64)r1; if ((u64)r31 >= (u64)r6) { qd_site = 0; qd_x = r31; qd_y = r6; goto qd_fault; } r32 = r71; r33 = *(float *)r32; r35 = r31; if ((u64)r35 >= (u64)r6) { qd_site = 1; qd_x = r35; qd_y = r6; goto qd_fault; } r37 = r33; r38 = r33 * r37; r21 = r9 + r38; r39 = (u64)r10 + 1ull; r40 = r39 < r7; if (!r40) goto b43; r9 = r21; r10 = r39; r71 = r71 + r74 * 1; goto b49;
+	r30 = (u64)r10 * (u64)r2; r31 = (u64)r30 + (u64)r1; if ((u64)r31 >= (u64)r6) { qd_site = 0; qd_x = r31; qd_y = r6; goto qd_fault; } r32 = r71; r33 = *(float *)r32; r35 = r31; if ((u64)r35 >= (u64)r6) { qd_site = 1; qd_x = r35; qd_y = r6; goto qd_fault; } r37 = r33; r38 = r33 * r37; r21 = r9 + r38; r39 = (u64)r10 + 1ull; r40 = r39 < r7; if (!r40) goto b45; r9 = r21; r10 = r39; r71 = r71 + r74 * 1; goto b49;
 b51: // edge 0→2
 #line 219 "nests.go"
-	r11 = 0x0p+00f; goto b44;
+	r11 = 0x0p+00f; goto b46;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -4945,7 +5032,7 @@ qd_fault: {
 // Task 0 of kernel ColNorms(norms []f32, a []f32, rows i64), parallel.
 extern "C" __global__ void ColNorms_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r6 = 0, r13 = 0, r28 = 0, r34 = 0, r45 = 0, r50 = 0, r53 = 0, r65 = 0;
-	bool r67 = 0, r82 = 0, r86 = 0;
+	bool r67 = 0, r82 = 0, r86 = 0, r87 = 0;
 	i32 r80 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r11 = 0;
 	i64 r12 = 0, r15 = 0, r17 = 0, r18 = 0, r21 = 0, r22 = 0, r27 = 0, r33 = 0;
@@ -4972,32 +5059,38 @@ b2: // head
 	r6 = r2 < r3; if (!r6) goto b55; r7 = r2; if (!r13) goto b54;
 	r14 = 0x0p+00f; r15 = 0ll; r48 = r7; r49 = (u64)r48; r50 = r49 < r46; if (!r50) goto b51; if (!r53) goto b51; r61 = (u64)r60 + (u64)r7; r62 = (u64)r61; r63 = r62 - r49; r64 = __umul64hi(r63, r56); r65 = r64 == 0ull; if (!r65) goto b51; r66 = r63 * r56; r58 = r57 - r49; r67 = r66 <= r58; if (!r67) goto b51;
 #line 209 "nests.go"
-	r69 = r7; r70 = r10 + r69 * 4; if (!r82) goto b51; r84 = r12 > (-9223372036854775793ll) ? r12 : (-9223372036854775793ll); r85 = (u64)r84 - 15ull;
-b12: // unroll guard
+	r69 = r7; r70 = r10 + r69 * 4; if (!r82) goto b51; r84 = r12 > (-9223372036854775793ll) ? r12 : (-9223372036854775793ll); r85 = (u64)r84 - 15ull; r86 = r15 < r85; if (!r86) goto b46;
+b12: // colNorm.rangeint.body (unrolled 0)
 #line 209 "nests.go"
-	r86 = r15 < r85; if (!r86) goto b49; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; if (!r28) goto b45; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; goto b12;
-b45: // edge 1→2
+	r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r87 = r27 < r85; if (!r87) goto b44; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; goto b12;
+b44: // unroll exit test
+#line 209 "nests.go"
+	r28 = r27 < r12; if (!r28) goto b47;
+b45: // edge 1→1
+#line 209 "nests.go"
+	r14 = r26; r15 = r27; r70 = r70 + r83 * 1;
+b46: // colNorm.rangeint.body
+#line 209 "nests.go"
+	r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; if (r28) goto b45;
+b47: // edge 1→2
 #line 209 "nests.go"
 	r16 = r26;
-b46: // colNorm.rangeint.done
+b48: // colNorm.rangeint.done
 #line 211 "nests.go"
 	r31 = sqrtf(r16); r9 = r31;
 #line 227 "nests.go"
 	r32 = r4 + r7 * 4; *(float *)r32 = r9;
 #line 226 "nests.go"
 	r2 = (u64)r2 + (u64)r1; goto b2;
-b49: // colNorm.rangeint.body
-#line 209 "nests.go"
-	r19 = r70; r20 = *(float *)r19; r24 = r20; r25 = r20 * r24; r26 = r14 + r25; r27 = (u64)r15 + 1ull; r28 = r27 < r12; if (!r28) goto b45; r14 = r26; r15 = r27; r70 = r70 + r83 * 1; goto b49;
 b51: // preheader
 #line 209 "nests.go"
 	r75 = r7; r76 = r10 + r75 * 4;
 b52: // colNorm.rangeint.body (checked)
 #line 209 "nests.go"
-	r35 = (u64)r15 * (u64)r8; r36 = (u64)r35 + (u64)r7; if ((u64)r36 >= (u64)r11) { qd_site = 0; qd_x = r36; qd_y = r11; goto qd_fault; } r37 = r76; r38 = *(float *)r37; r40 = r36; if ((u64)r40 >= (u64)r11) { qd_site = 1; qd_x = r40; qd_y = r11; goto qd_fault; } r42 = r38; r43 = r38 * r42; r26 = r14 + r43; r44 = (u64)r15 + 1ull; r45 = r44 < r12; if (!r45) goto b45; r14 = r26; r15 = r44; r76 = r76 + r79 * 1; goto b52;
+	r35 = (u64)r15 * (u64)r8; r36 = (u64)r35 + (u64)r7; if ((u64)r36 >= (u64)r11) { qd_site = 0; qd_x = r36; qd_y = r11; goto qd_fault; } r37 = r76; r38 = *(float *)r37; r40 = r36; if ((u64)r40 >= (u64)r11) { qd_site = 1; qd_x = r40; qd_y = r11; goto qd_fault; } r42 = r38; r43 = r38 * r42; r26 = r14 + r43; r44 = (u64)r15 + 1ull; r45 = r44 < r12; if (!r45) goto b47; r14 = r26; r15 = r44; r76 = r76 + r79 * 1; goto b52;
 b54: // edge 0→2
 #line 227 "nests.go"
-	r16 = 0x0p+00f; goto b46;
+	r16 = 0x0p+00f; goto b48;
 b55: // exit
 #line 227 "nests.go"
 	return;

@@ -17780,7 +17780,7 @@ qd_fault: {
 // Task 0 of kernel Columns(sums []f32, m []f32, n i64, rows i64), parallel.
 extern "C" __global__ void Columns_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
 	bool r7 = 0, r10 = 0, r11 = 0, r25 = 0, r32 = 0, r37 = 0, r40 = 0, r52 = 0;
-	bool r54 = 0, r70 = 0, r74 = 0;
+	bool r54 = 0, r70 = 0, r74 = 0, r75 = 0;
 	i32 r68 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r12 = 0, r14 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0, r24 = 0, r27 = 0;
@@ -17805,30 +17805,36 @@ b2: // head
 #line 60 "hoisted.go"
 	r6 = (u64)r2 + 1ull; r7 = r6 < r3; if (!r7) goto b55; r8 = r2; r9 = (u64)r8 + 1ull; if (!r11) goto b54; r13 = 0x0p+00f; r14 = 0ll; r35 = r9; r36 = (u64)r35; r37 = r36 < r33; if (!r37) goto b51; if (!r40) goto b51; r48 = (u64)r47 + (u64)r9; r49 = (u64)r48; r50 = r49 - r36; r51 = __umul64hi(r50, r43); r52 = r51 == 0ull; if (!r52) goto b51; r53 = r50 * r43; r45 = r44 - r36; r54 = r53 <= r45; if (!r54) goto b51;
 #line 63 "hoisted.go"
-	r57 = r9; r58 = r20 + r57 * 4; if (!r70) goto b51; r72 = r12 > (-9223372036854775793ll) ? r12 : (-9223372036854775793ll); r73 = (u64)r72 - 15ull;
-b13: // unroll guard
+	r57 = r9; r58 = r20 + r57 * 4; if (!r70) goto b51; r72 = r12 > (-9223372036854775793ll) ? r12 : (-9223372036854775793ll); r73 = (u64)r72 - 15ull; r74 = r14 < r73; if (!r74) goto b47;
+b13: // rangeint.body (unrolled 0)
 #line 63 "hoisted.go"
-	r74 = r14 < r73; if (!r74) goto b49; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; if (!r25) goto b46; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; goto b13;
-b46: // edge 4→5
+	r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r75 = r24 < r73; if (!r75) goto b45; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; goto b13;
+b45: // unroll exit test
+#line 63 "hoisted.go"
+	r25 = r24 < r12; if (!r25) goto b48;
+b46: // edge 4→4
+#line 63 "hoisted.go"
+	r13 = r23; r14 = r24; r58 = r58 + r71 * 1;
+b47: // rangeint.body
+#line 63 "hoisted.go"
+	r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; if (r25) goto b46;
+b48: // edge 4→5
 #line 63 "hoisted.go"
 	r15 = r23;
-b47: // rangeint.done
+b49: // rangeint.done
 #line 65 "hoisted.go"
 	r55 = r4 + r8 * 4; r26 = r55 + 4ll; *(float *)r26 = r15;
 #line 60 "hoisted.go"
 	r2 = (u64)r2 + (u64)r1; goto b2;
-b49: // rangeint.body
-#line 63 "hoisted.go"
-	r19 = r58; r22 = *(float *)r19; r23 = r13 + r22; r24 = (u64)r14 + 1ull; r25 = r24 < r12; if (!r25) goto b46; r13 = r23; r14 = r24; r58 = r58 + r71 * 1; goto b49;
 b51: // preheader
 #line 63 "hoisted.go"
 	r63 = r9; r64 = r20 + r63 * 4;
 b52: // rangeint.body (checked)
 #line 63 "hoisted.go"
-	r27 = (u64)r14 * (u64)r17; r28 = (u64)r27 + (u64)r9; if ((u64)r28 >= (u64)r21) { qd_site = 0; qd_x = r28; qd_y = r21; goto qd_fault; } r29 = r64; r30 = *(float *)r29; r23 = r13 + r30; r31 = (u64)r14 + 1ull; r32 = r31 < r12; if (!r32) goto b46; r13 = r23; r14 = r31; r64 = r64 + r67 * 1; goto b52;
+	r27 = (u64)r14 * (u64)r17; r28 = (u64)r27 + (u64)r9; if ((u64)r28 >= (u64)r21) { qd_site = 0; qd_x = r28; qd_y = r21; goto qd_fault; } r29 = r64; r30 = *(float *)r29; r23 = r13 + r30; r31 = (u64)r14 + 1ull; r32 = r31 < r12; if (!r32) goto b48; r13 = r23; r14 = r31; r64 = r64 + r67 * 1; goto b52;
 b54: // edge 2→5
 #line 60 "hoisted.go"
-	r15 = 0x0p+00f; goto b47;
+	r15 = 0x0p+00f; goto b49;
 b55: // exit
 #line 60 "hoisted.go"
 	return;
@@ -21422,12 +21428,36 @@ extern "C" __global__ void Phases_4(char *p0, i64 p1, char *p2, i64 p3, i64 p4, 
 	i64 r19 = 0;
 	char *r4 = 0, *r8 = 0, *r10 = 0, *r13 = 0, *r16 = 0, *r17 = 0;
 #line 237 "kernels.go"
-	r1 = p4; r0 = r1 > 3ll; if (!r0) goto b23; r2 = 1ll;
+	r1 = p4; r0 = r1 > 3ll; if (!r0) goto b39; r2 = 1ll;
 #line 239 "kernels.go"
-	r4 = p0; r16 = r4 + 0ll; r17 = r4 + 4ll; r5 = p1; r3 = r5; r18 = r3 > (-9223372036854775801ll) ? r3 : (-9223372036854775801ll); r19 = (u64)r18 - 7ull;
+	r4 = p0; r16 = r4 + 0ll; r17 = r4 + 4ll; r5 = p1; r3 = r5; r18 = r3 > (-9223372036854775793ll) ? r3 : (-9223372036854775793ll); r19 = (u64)r18 - 15ull;
 b4: // unroll guard
 #line 239 "kernels.go"
-	r20 = r2 < r19; if (!r20) goto b21; r6 = r2 < r3;
+	r20 = r2 < r19; if (!r20) goto b37; r6 = r2 < r3;
+	r8 = r16; r9 = *(i32 *)r8; r10 = r17; r11 = *(i32 *)r10; r12 = (u32)r11 + (u32)r9; r13 = r10; *(i32 *)r13 = r12;
+#line 239 "kernels.go"
+	r14 = (u64)r2 + 1ull; r2 = r14; r16 = r16 + 4ll; r17 = r17 + 4ll; r6 = r2 < r3;
+	r8 = r16; r9 = *(i32 *)r8; r10 = r17; r11 = *(i32 *)r10; r12 = (u32)r11 + (u32)r9; r13 = r10; *(i32 *)r13 = r12;
+#line 239 "kernels.go"
+	r14 = (u64)r2 + 1ull; r2 = r14; r16 = r16 + 4ll; r17 = r17 + 4ll; r6 = r2 < r3;
+	r8 = r16; r9 = *(i32 *)r8; r10 = r17; r11 = *(i32 *)r10; r12 = (u32)r11 + (u32)r9; r13 = r10; *(i32 *)r13 = r12;
+#line 239 "kernels.go"
+	r14 = (u64)r2 + 1ull; r2 = r14; r16 = r16 + 4ll; r17 = r17 + 4ll; r6 = r2 < r3;
+	r8 = r16; r9 = *(i32 *)r8; r10 = r17; r11 = *(i32 *)r10; r12 = (u32)r11 + (u32)r9; r13 = r10; *(i32 *)r13 = r12;
+#line 239 "kernels.go"
+	r14 = (u64)r2 + 1ull; r2 = r14; r16 = r16 + 4ll; r17 = r17 + 4ll; r6 = r2 < r3;
+	r8 = r16; r9 = *(i32 *)r8; r10 = r17; r11 = *(i32 *)r10; r12 = (u32)r11 + (u32)r9; r13 = r10; *(i32 *)r13 = r12;
+#line 239 "kernels.go"
+	r14 = (u64)r2 + 1ull; r2 = r14; r16 = r16 + 4ll; r17 = r17 + 4ll; r6 = r2 < r3;
+	r8 = r16; r9 = *(i32 *)r8; r10 = r17; r11 = *(i32 *)r10; r12 = (u32)r11 + (u32)r9; r13 = r10; *(i32 *)r13 = r12;
+#line 239 "kernels.go"
+	r14 = (u64)r2 + 1ull; r2 = r14; r16 = r16 + 4ll; r17 = r17 + 4ll; r6 = r2 < r3;
+	r8 = r16; r9 = *(i32 *)r8; r10 = r17; r11 = *(i32 *)r10; r12 = (u32)r11 + (u32)r9; r13 = r10; *(i32 *)r13 = r12;
+#line 239 "kernels.go"
+	r14 = (u64)r2 + 1ull; r2 = r14; r16 = r16 + 4ll; r17 = r17 + 4ll; r6 = r2 < r3;
+	r8 = r16; r9 = *(i32 *)r8; r10 = r17; r11 = *(i32 *)r10; r12 = (u32)r11 + (u32)r9; r13 = r10; *(i32 *)r13 = r12;
+#line 239 "kernels.go"
+	r14 = (u64)r2 + 1ull; r2 = r14; r16 = r16 + 4ll; r17 = r17 + 4ll; r6 = r2 < r3;
 	r8 = r16; r9 = *(i32 *)r8; r10 = r17; r11 = *(i32 *)r10; r12 = (u32)r11 + (u32)r9; r13 = r10; *(i32 *)r13 = r12;
 #line 239 "kernels.go"
 	r14 = (u64)r2 + 1ull; r2 = r14; r16 = r16 + 4ll; r17 = r17 + 4ll; r6 = r2 < r3;
@@ -21452,13 +21482,13 @@ b4: // unroll guard
 	r8 = r16; r9 = *(i32 *)r8; r10 = r17; r11 = *(i32 *)r10; r12 = (u32)r11 + (u32)r9; r13 = r10; *(i32 *)r13 = r12;
 #line 239 "kernels.go"
 	r14 = (u64)r2 + 1ull; r2 = r14; r16 = r16 + 4ll; r17 = r17 + 4ll; goto b4;
-b21: // for.loop
+b37: // for.loop
 #line 239 "kernels.go"
-	r6 = r2 < r3; if (!r6) goto b23;
+	r6 = r2 < r3; if (!r6) goto b39;
 	r8 = r16; r9 = *(i32 *)r8; r10 = r17; r11 = *(i32 *)r10; r12 = (u32)r11 + (u32)r9; r13 = r10; *(i32 *)r13 = r12;
 #line 239 "kernels.go"
-	r14 = (u64)r2 + 1ull; r2 = r14; r16 = r16 + 4ll; r17 = r17 + 4ll; goto b21;
-b23: // if.done
+	r14 = (u64)r2 + 1ull; r2 = r14; r16 = r16 + 4ll; r17 = r17 + 4ll; goto b37;
+b39: // if.done
 #line 239 "kernels.go"
 	return;
 }
@@ -21509,7 +21539,7 @@ extern "C" __global__ void Helpers_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	bool r109 = 0, r115 = 0, r128 = 0, r131 = 0, r137 = 0, r139 = 0, r142 = 0, r143 = 0;
 	bool r163 = 0, r172 = 0, r179 = 0, r185 = 0, r195 = 0, r215 = 0, r224 = 0, r231 = 0;
 	bool r237 = 0, r250 = 0, r252 = 0, r272 = 0, r286 = 0, r300 = 0, r314 = 0, r323 = 0;
-	bool r326 = 0, r329 = 0, r332 = 0;
+	bool r324 = 0, r327 = 0, r328 = 0, r331 = 0, r332 = 0, r335 = 0, r336 = 0;
 	i32 r9 = 0, r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0;
 	i32 r18 = 0, r19 = 0, r20 = 0, r23 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0;
 	i32 r81 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0, r88 = 0, r146 = 0, r147 = 0;
@@ -21532,7 +21562,7 @@ extern "C" __global__ void Helpers_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	i64 r245 = 0, r246 = 0, r247 = 0, r253 = 0, r254 = 0, r255 = 0, r256 = 0, r257 = 0;
 	i64 r259 = 0, r261 = 0, r263 = 0, r265 = 0, r266 = 0, r278 = 0, r279 = 0, r280 = 0;
 	i64 r292 = 0, r293 = 0, r294 = 0, r306 = 0, r307 = 0, r308 = 0, r320 = 0, r321 = 0;
-	i64 r322 = 0, r324 = 0, r325 = 0, r327 = 0, r328 = 0, r330 = 0, r331 = 0;
+	i64 r322 = 0, r325 = 0, r326 = 0, r329 = 0, r330 = 0, r333 = 0, r334 = 0;
 	u32 r271 = 0, r273 = 0, r274 = 0, r275 = 0, r276 = 0, r277 = 0, r285 = 0, r287 = 0;
 	u32 r288 = 0, r289 = 0, r290 = 0, r291 = 0, r299 = 0, r301 = 0, r302 = 0, r303 = 0;
 	u32 r304 = 0, r305 = 0, r313 = 0, r315 = 0, r316 = 0, r317 = 0, r318 = 0, r319 = 0;
@@ -21589,14 +21619,9 @@ b19: // DivMod.return (checked if, before)
 	r218 = r28;
 #line 265 "kernels.go"
 	r219 = r35 + r196 * 8; *(i64 *)r219 = r218; r220 = r29; r221 = r39 + r196 * 8; *(i64 *)r221 = r220;
-	r222 = (u64)r196 + 3ull; r224 = r222 <= r223; if (!r224) goto b58;
-	r225 = r222; if ((u64)r225 > (u64)r44) { qd_site = 4; qd_x = r225; qd_y = r44; goto qd_fault; } if ((u64)r196 > (u64)r225) { qd_site = 5; qd_x = r196; qd_y = r225; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r226 = r43 + r196 * 8; r264 = r226 + 0ll; r227 = (u64)r225 - (u64)r196; r229 = r227; r321 = r229 > (-9223372036854775793ll) ? r229 : (-9223372036854775793ll); r322 = (u64)r321 - 15ull;
-b23: // unroll guard
-#line 267 "kernels.go"
-	r323 = r53 < r322; if (!r323) goto b59; r230 = (u64)r53 + 1ull; r231 = r230 < r229;
-#line 43 "helpers.go"
-	r232 = r264; r233 = *(double *)r232;
-	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll;
+	r222 = (u64)r196 + 3ull; r224 = r222 <= r223; if (!r224) goto b60;
+	r225 = r222; if ((u64)r225 > (u64)r44) { qd_site = 4; qd_x = r225; qd_y = r44; goto qd_fault; } if ((u64)r196 > (u64)r225) { qd_site = 5; qd_x = r196; qd_y = r225; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r226 = r43 + r196 * 8; r264 = r226 + 0ll; r227 = (u64)r225 - (u64)r196; r229 = r227; r321 = r229 > (-9223372036854775793ll) ? r229 : (-9223372036854775793ll); r322 = (u64)r321 - 15ull; r323 = r53 < r322; if (!r323) goto b57;
+b23: // Sum.rangeindex.loop (checked if, before) (unrolled 0)
 #line 267 "kernels.go"
 	r230 = (u64)r53 + 1ull; r231 = r230 < r229;
 #line 43 "helpers.go"
@@ -21668,24 +21693,33 @@ b23: // unroll guard
 	r232 = r264; r233 = *(double *)r232;
 	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll;
 #line 267 "kernels.go"
-	r230 = (u64)r53 + 1ull; r231 = r230 < r229; if (!r231) goto b56;
+	r230 = (u64)r53 + 1ull; r231 = r230 < r229;
+#line 43 "helpers.go"
+	r232 = r264; r233 = *(double *)r232;
+	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll;
+#line 267 "kernels.go"
+	r230 = (u64)r53 + 1ull; r324 = r230 < r322; if (!r324) goto b55;
 #line 43 "helpers.go"
 	r232 = r264; r233 = *(double *)r232;
 	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll; goto b23;
-b56: // Sum.rangeindex.done (checked if, before)
+b55: // unroll exit test
+#line 267 "kernels.go"
+	r231 = r230 < r229; if (!r231) goto b58;
+b56: // Sum.rangeindex.body (checked if, before)
+#line 43 "helpers.go"
+	r232 = r264; r233 = *(double *)r232;
+	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll;
+b57: // Sum.rangeindex.loop (checked if, before)
+#line 267 "kernels.go"
+	r230 = (u64)r53 + 1ull; r231 = r230 < r229; if (r231) goto b56;
+b58: // Sum.rangeindex.done (checked if, before)
 #line 44 "helpers.go"
 	r228 = r52;
 #line 267 "kernels.go"
 	if ((u64)r196 >= (u64)r61) { qd_site = 6; qd_x = r196; qd_y = r61; goto qd_fault; } r235 = r60 + r196 * 8; *(double *)r235 = r228;
-b58: // latch (checked if, before)
+b60: // latch (checked if, before)
 #line 263 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b9;
-b59: // Sum.rangeindex.loop (checked if, before)
-#line 267 "kernels.go"
-	r230 = (u64)r53 + 1ull; r231 = r230 < r229; if (!r231) goto b56;
-#line 43 "helpers.go"
-	r232 = r264; r233 = *(double *)r232;
-	r234 = r52 + r233; r52 = r234; r53 = r230; r264 = r264 + 8ll; goto b59;
 b61: // DivMod.if.done (checked if, before)
 #line 37 "helpers.go"
 	if (r214 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r309 = (u64)r212; r310 = (u64)r214; r311 = r309 | r310; r312 = r311 >> 32; r313 = (u32)r312; r314 = r313 == 0u; if (!r314) goto b64; r315 = (u32)r212; r316 = (u32)r214; r317 = qd_div_u32(r315, r316); r319 = r317 * r316; r318 = r315 - r319; r307 = (i64)r317; r308 = (i64)r318;
@@ -21718,14 +21752,9 @@ b76: // DivMod.return
 	r33 = r28;
 #line 265 "kernels.go"
 	r34 = r35 + r7 * 8; *(i64 *)r34 = r33; r37 = r29; r38 = r39 + r7 * 8; *(i64 *)r38 = r37;
-	r41 = (u64)r7 + 3ull; r45 = r41 <= r42; if (!r45) goto b115;
-	r46 = r41; if ((u64)r46 > (u64)r44) { qd_site = 4; qd_x = r46; qd_y = r44; goto qd_fault; } if ((u64)r7 > (u64)r46) { qd_site = 5; qd_x = r7; qd_y = r46; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r47 = r43 + r7 * 8; r258 = r47 + 0ll; r48 = (u64)r46 - (u64)r7; r51 = r48; r324 = r51 > (-9223372036854775793ll) ? r51 : (-9223372036854775793ll); r325 = (u64)r324 - 15ull;
-b80: // unroll guard
-#line 267 "kernels.go"
-	r326 = r53 < r325; if (!r326) goto b116; r54 = (u64)r53 + 1ull; r55 = r54 < r51;
-#line 43 "helpers.go"
-	r56 = r258; r57 = *(double *)r56;
-	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll;
+	r41 = (u64)r7 + 3ull; r45 = r41 <= r42; if (!r45) goto b117;
+	r46 = r41; if ((u64)r46 > (u64)r44) { qd_site = 4; qd_x = r46; qd_y = r44; goto qd_fault; } if ((u64)r7 > (u64)r46) { qd_site = 5; qd_x = r7; qd_y = r46; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r47 = r43 + r7 * 8; r258 = r47 + 0ll; r48 = (u64)r46 - (u64)r7; r51 = r48; r325 = r51 > (-9223372036854775793ll) ? r51 : (-9223372036854775793ll); r326 = (u64)r325 - 15ull; r327 = r53 < r326; if (!r327) goto b114;
+b80: // Sum.rangeindex.loop (unrolled 0)
 #line 267 "kernels.go"
 	r54 = (u64)r53 + 1ull; r55 = r54 < r51;
 #line 43 "helpers.go"
@@ -21797,24 +21826,33 @@ b80: // unroll guard
 	r56 = r258; r57 = *(double *)r56;
 	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll;
 #line 267 "kernels.go"
-	r54 = (u64)r53 + 1ull; r55 = r54 < r51; if (!r55) goto b113;
+	r54 = (u64)r53 + 1ull; r55 = r54 < r51;
+#line 43 "helpers.go"
+	r56 = r258; r57 = *(double *)r56;
+	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll;
+#line 267 "kernels.go"
+	r54 = (u64)r53 + 1ull; r328 = r54 < r326; if (!r328) goto b112;
 #line 43 "helpers.go"
 	r56 = r258; r57 = *(double *)r56;
 	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll; goto b80;
-b113: // Sum.rangeindex.done
+b112: // unroll exit test
+#line 267 "kernels.go"
+	r55 = r54 < r51; if (!r55) goto b115;
+b113: // Sum.rangeindex.body
+#line 43 "helpers.go"
+	r56 = r258; r57 = *(double *)r56;
+	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll;
+b114: // Sum.rangeindex.loop
+#line 267 "kernels.go"
+	r54 = (u64)r53 + 1ull; r55 = r54 < r51; if (r55) goto b113;
+b115: // Sum.rangeindex.done
 #line 44 "helpers.go"
 	r50 = r52;
 #line 267 "kernels.go"
 	r59 = r60 + r7 * 8; *(double *)r59 = r50;
-b115: // latch
+b117: // latch
 #line 263 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b66;
-b116: // Sum.rangeindex.loop
-#line 267 "kernels.go"
-	r54 = (u64)r53 + 1ull; r55 = r54 < r51; if (!r55) goto b113;
-#line 43 "helpers.go"
-	r56 = r258; r57 = *(double *)r56;
-	r58 = r52 + r57; r52 = r58; r53 = r54; r258 = r258 + 8ll; goto b116;
 b118: // DivMod.if.done
 #line 37 "helpers.go"
 	if (r27 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r295 = (u64)r25; r296 = (u64)r27; r297 = r295 | r296; r298 = r297 >> 32; r299 = (u32)r298; r300 = r299 == 0u; if (!r300) goto b121; r301 = (u32)r25; r302 = (u32)r27; r303 = qd_div_u32(r301, r302); r305 = r303 * r302; r304 = r301 - r305; r293 = (i64)r303; r294 = (i64)r304;
@@ -21847,14 +21885,9 @@ b133: // DivMod.return (checked if, after)
 	r166 = r28;
 #line 265 "kernels.go"
 	r167 = r35 + r144 * 8; *(i64 *)r167 = r166; r168 = r29; r169 = r39 + r144 * 8; *(i64 *)r169 = r168;
-	r170 = (u64)r144 + 3ull; r172 = r170 <= r171; if (!r172) goto b172;
-	r173 = r170; if ((u64)r173 > (u64)r44) { qd_site = 4; qd_x = r173; qd_y = r44; goto qd_fault; } if ((u64)r144 > (u64)r173) { qd_site = 5; qd_x = r144; qd_y = r173; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r174 = r43 + r144 * 8; r262 = r174 + 0ll; r175 = (u64)r173 - (u64)r144; r177 = r175; r327 = r177 > (-9223372036854775793ll) ? r177 : (-9223372036854775793ll); r328 = (u64)r327 - 15ull;
-b137: // unroll guard
-#line 267 "kernels.go"
-	r329 = r53 < r328; if (!r329) goto b173; r178 = (u64)r53 + 1ull; r179 = r178 < r177;
-#line 43 "helpers.go"
-	r180 = r262; r181 = *(double *)r180;
-	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll;
+	r170 = (u64)r144 + 3ull; r172 = r170 <= r171; if (!r172) goto b174;
+	r173 = r170; if ((u64)r173 > (u64)r44) { qd_site = 4; qd_x = r173; qd_y = r44; goto qd_fault; } if ((u64)r144 > (u64)r173) { qd_site = 5; qd_x = r144; qd_y = r173; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r174 = r43 + r144 * 8; r262 = r174 + 0ll; r175 = (u64)r173 - (u64)r144; r177 = r175; r329 = r177 > (-9223372036854775793ll) ? r177 : (-9223372036854775793ll); r330 = (u64)r329 - 15ull; r331 = r53 < r330; if (!r331) goto b171;
+b137: // Sum.rangeindex.loop (checked if, after) (unrolled 0)
 #line 267 "kernels.go"
 	r178 = (u64)r53 + 1ull; r179 = r178 < r177;
 #line 43 "helpers.go"
@@ -21926,24 +21959,33 @@ b137: // unroll guard
 	r180 = r262; r181 = *(double *)r180;
 	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll;
 #line 267 "kernels.go"
-	r178 = (u64)r53 + 1ull; r179 = r178 < r177; if (!r179) goto b170;
+	r178 = (u64)r53 + 1ull; r179 = r178 < r177;
+#line 43 "helpers.go"
+	r180 = r262; r181 = *(double *)r180;
+	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll;
+#line 267 "kernels.go"
+	r178 = (u64)r53 + 1ull; r332 = r178 < r330; if (!r332) goto b169;
 #line 43 "helpers.go"
 	r180 = r262; r181 = *(double *)r180;
 	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll; goto b137;
-b170: // Sum.rangeindex.done (checked if, after)
+b169: // unroll exit test
+#line 267 "kernels.go"
+	r179 = r178 < r177; if (!r179) goto b172;
+b170: // Sum.rangeindex.body (checked if, after)
+#line 43 "helpers.go"
+	r180 = r262; r181 = *(double *)r180;
+	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll;
+b171: // Sum.rangeindex.loop (checked if, after)
+#line 267 "kernels.go"
+	r178 = (u64)r53 + 1ull; r179 = r178 < r177; if (r179) goto b170;
+b172: // Sum.rangeindex.done (checked if, after)
 #line 44 "helpers.go"
 	r176 = r52;
 #line 267 "kernels.go"
 	if ((u64)r144 >= (u64)r61) { qd_site = 6; qd_x = r144; qd_y = r61; goto qd_fault; } r183 = r60 + r144 * 8; *(double *)r183 = r176;
-b172: // latch (checked if, after)
+b174: // latch (checked if, after)
 #line 263 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b123;
-b173: // Sum.rangeindex.loop (checked if, after)
-#line 267 "kernels.go"
-	r178 = (u64)r53 + 1ull; r179 = r178 < r177; if (!r179) goto b170;
-#line 43 "helpers.go"
-	r180 = r262; r181 = *(double *)r180;
-	r182 = r52 + r181; r52 = r182; r53 = r178; r262 = r262 + 8ll; goto b173;
 b175: // DivMod.if.done (checked if, after)
 #line 37 "helpers.go"
 	if (r162 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r281 = (u64)r160; r282 = (u64)r162; r283 = r281 | r282; r284 = r283 >> 32; r285 = (u32)r284; r286 = r285 == 0u; if (!r286) goto b178; r287 = (u32)r160; r288 = (u32)r162; r289 = qd_div_u32(r287, r288); r291 = r289 * r288; r290 = r287 - r291; r279 = (i64)r289; r280 = (i64)r290;
@@ -21979,14 +22021,9 @@ b191: // DivMod.return (checked)
 	r96 = r28;
 #line 265 "kernels.go"
 	if ((u64)r74 >= (u64)r36) { qd_site = 2; qd_x = r74; qd_y = r36; goto qd_fault; } r97 = r35 + r74 * 8; *(i64 *)r97 = r96; r98 = r29; if ((u64)r74 >= (u64)r40) { qd_site = 3; qd_x = r74; qd_y = r40; goto qd_fault; } r99 = r39 + r74 * 8; *(i64 *)r99 = r98;
-	r100 = (u64)r74 + 3ull; r102 = r100 <= r101; if (!r102) goto b230;
-	r103 = r100; if ((u64)r103 > (u64)r44) { qd_site = 4; qd_x = r103; qd_y = r44; goto qd_fault; } if ((u64)r74 > (u64)r103) { qd_site = 5; qd_x = r74; qd_y = r103; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r104 = r43 + r74 * 8; r260 = r104 + 0ll; r105 = (u64)r103 - (u64)r74; r107 = r105; r330 = r107 > (-9223372036854775793ll) ? r107 : (-9223372036854775793ll); r331 = (u64)r330 - 15ull;
-b195: // unroll guard
-#line 267 "kernels.go"
-	r332 = r53 < r331; if (!r332) goto b231; r108 = (u64)r53 + 1ull; r109 = r108 < r107;
-#line 43 "helpers.go"
-	r110 = r260; r111 = *(double *)r110;
-	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll;
+	r100 = (u64)r74 + 3ull; r102 = r100 <= r101; if (!r102) goto b232;
+	r103 = r100; if ((u64)r103 > (u64)r44) { qd_site = 4; qd_x = r103; qd_y = r44; goto qd_fault; } if ((u64)r74 > (u64)r103) { qd_site = 5; qd_x = r74; qd_y = r103; goto qd_fault; } r52 = 0x0p+00; r53 = (-1ll); r104 = r43 + r74 * 8; r260 = r104 + 0ll; r105 = (u64)r103 - (u64)r74; r107 = r105; r333 = r107 > (-9223372036854775793ll) ? r107 : (-9223372036854775793ll); r334 = (u64)r333 - 15ull; r335 = r53 < r334; if (!r335) goto b229;
+b195: // Sum.rangeindex.loop (checked) (unrolled 0)
 #line 267 "kernels.go"
 	r108 = (u64)r53 + 1ull; r109 = r108 < r107;
 #line 43 "helpers.go"
@@ -22058,24 +22095,33 @@ b195: // unroll guard
 	r110 = r260; r111 = *(double *)r110;
 	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll;
 #line 267 "kernels.go"
-	r108 = (u64)r53 + 1ull; r109 = r108 < r107; if (!r109) goto b228;
+	r108 = (u64)r53 + 1ull; r109 = r108 < r107;
+#line 43 "helpers.go"
+	r110 = r260; r111 = *(double *)r110;
+	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll;
+#line 267 "kernels.go"
+	r108 = (u64)r53 + 1ull; r336 = r108 < r334; if (!r336) goto b227;
 #line 43 "helpers.go"
 	r110 = r260; r111 = *(double *)r110;
 	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll; goto b195;
-b228: // Sum.rangeindex.done (checked)
+b227: // unroll exit test
+#line 267 "kernels.go"
+	r109 = r108 < r107; if (!r109) goto b230;
+b228: // Sum.rangeindex.body (checked)
+#line 43 "helpers.go"
+	r110 = r260; r111 = *(double *)r110;
+	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll;
+b229: // Sum.rangeindex.loop (checked)
+#line 267 "kernels.go"
+	r108 = (u64)r53 + 1ull; r109 = r108 < r107; if (r109) goto b228;
+b230: // Sum.rangeindex.done (checked)
 #line 44 "helpers.go"
 	r106 = r52;
 #line 267 "kernels.go"
 	if ((u64)r74 >= (u64)r61) { qd_site = 6; qd_x = r74; qd_y = r61; goto qd_fault; } r113 = r60 + r74 * 8; *(double *)r113 = r106;
-b230: // latch (checked)
+b232: // latch (checked)
 #line 263 "kernels.go"
 	r2 = (u64)r2 + (u64)r1; goto b181;
-b231: // Sum.rangeindex.loop (checked)
-#line 267 "kernels.go"
-	r108 = (u64)r53 + 1ull; r109 = r108 < r107; if (!r109) goto b228;
-#line 43 "helpers.go"
-	r110 = r260; r111 = *(double *)r110;
-	r112 = r52 + r111; r52 = r112; r53 = r108; r260 = r260 + 8ll; goto b231;
 b233: // DivMod.if.done (checked)
 #line 37 "helpers.go"
 	if (r92 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r267 = (u64)r90; r268 = (u64)r92; r269 = r267 | r268; r270 = r269 >> 32; r271 = (u32)r270; r272 = r271 == 0u; if (!r272) goto b236; r273 = (u32)r90; r274 = (u32)r92; r275 = qd_div_u32(r273, r274); r277 = r275 * r274; r276 = r273 - r277; r265 = (i64)r275; r266 = (i64)r276;
@@ -24765,19 +24811,19 @@ extern "C" __global__ void RowPrefix_1(char *p0, i64 p1, i64 p2, char *p3) {
 #line 138 "nest.go"
 	r5 = p0; r6 = p1; r4 = r6; r7 = p2;
 #line 137 "nest.go"
-	if (r7 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r66 = (u64)r4; r67 = (u64)r7; r68 = r66 | r67; r69 = r68 >> 32; r70 = (u32)r69; r71 = r70 == 0u; if (!r71) goto b37; r72 = (u32)r4; r73 = (u32)r7; r74 = qd_div_u32(r72, r73); r65 = (i64)r74;
+	if (r7 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; } r66 = (u64)r4; r67 = (u64)r7; r68 = r66 | r67; r69 = r68 >> 32; r70 = (u32)r69; r71 = r70 == 0u; if (!r71) goto b53; r72 = (u32)r4; r73 = (u32)r7; r74 = qd_div_u32(r72, r73); r65 = (i64)r74;
 b2: // entry
 #line 137 "nest.go"
 	r3 = r65;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r1 = (i64)((u64)gridDim.x * blockDim.x); r2 = r0; r39 = r66; r45 = r67; r46 = r45 + 4611686018427387904ull; r47 = r46 <= 9223372036854775808ull; r48 = r45 - 1ull; r51 = r39 - 1ull; r56 = r51; r50 = r48 - 1ull;
 b4: // head
 #line 138 "nest.go"
-	r8 = r2 < r3; if (!r8) goto b36; r9 = r2; r10 = 1ll; r40 = (u64)r9 * (u64)r7; r41 = (u64)r40 + 1ull; r42 = (u64)r41 - 1ull; r43 = (u64)r42; r44 = r43 < r39; if (!r44) goto b33; if (!r47) goto b33; r52 = r51 - r43; r53 = r50 <= r52; if (!r53) goto b33; r54 = (u64)r41; r55 = r54 < r39; if (!r55) goto b33; r57 = r56 - r54; r58 = r50 <= r57; if (!r58) goto b33;
+	r8 = r2 < r3; if (!r8) goto b52; r9 = r2; r10 = 1ll; r40 = (u64)r9 * (u64)r7; r41 = (u64)r40 + 1ull; r42 = (u64)r41 - 1ull; r43 = (u64)r42; r44 = r43 < r39; if (!r44) goto b49; if (!r47) goto b49; r52 = r51 - r43; r53 = r50 <= r52; if (!r53) goto b49; r54 = (u64)r41; r55 = r54 < r39; if (!r55) goto b49; r57 = r56 - r54; r58 = r50 <= r57; if (!r58) goto b49;
 #line 140 "nest.go"
-	r61 = r41; r62 = r5 + r61 * 4; r75 = r7 > (-9223372036854775801ll) ? r7 : (-9223372036854775801ll); r76 = (u64)r75 - 7ull;
+	r61 = r41; r62 = r5 + r61 * 4; r75 = r7 > (-9223372036854775793ll) ? r7 : (-9223372036854775793ll); r76 = (u64)r75 - 15ull;
 b13: // unroll guard
 #line 140 "nest.go"
-	r77 = r10 < r76; if (!r77) goto b30;
+	r77 = r10 < r76; if (!r77) goto b46;
 #line 139 "nest.go"
 	r11 = r10 < r7;
 	r59 = r62; r17 = r59 + -4ll; r18 = *(float *)r17; r19 = r59; r20 = *(float *)r19; r21 = r20 + r18; r22 = r19; *(float *)r22 = r21;
@@ -24803,29 +24849,53 @@ b13: // unroll guard
 	r23 = (u64)r10 + 1ull; r10 = r23; r62 = r62 + 4ll; r11 = r10 < r7;
 	r59 = r62; r17 = r59 + -4ll; r18 = *(float *)r17; r19 = r59; r20 = *(float *)r19; r21 = r20 + r18; r22 = r19; *(float *)r22 = r21;
 #line 139 "nest.go"
-	r23 = (u64)r10 + 1ull; r10 = r23; r62 = r62 + 4ll; goto b13;
-b30: // for.loop
-#line 139 "nest.go"
-	r11 = r10 < r7; if (!r11) goto b32;
+	r23 = (u64)r10 + 1ull; r10 = r23; r62 = r62 + 4ll; r11 = r10 < r7;
 	r59 = r62; r17 = r59 + -4ll; r18 = *(float *)r17; r19 = r59; r20 = *(float *)r19; r21 = r20 + r18; r22 = r19; *(float *)r22 = r21;
 #line 139 "nest.go"
-	r23 = (u64)r10 + 1ull; r10 = r23; r62 = r62 + 4ll; goto b30;
-b32: // latch
+	r23 = (u64)r10 + 1ull; r10 = r23; r62 = r62 + 4ll; r11 = r10 < r7;
+	r59 = r62; r17 = r59 + -4ll; r18 = *(float *)r17; r19 = r59; r20 = *(float *)r19; r21 = r20 + r18; r22 = r19; *(float *)r22 = r21;
+#line 139 "nest.go"
+	r23 = (u64)r10 + 1ull; r10 = r23; r62 = r62 + 4ll; r11 = r10 < r7;
+	r59 = r62; r17 = r59 + -4ll; r18 = *(float *)r17; r19 = r59; r20 = *(float *)r19; r21 = r20 + r18; r22 = r19; *(float *)r22 = r21;
+#line 139 "nest.go"
+	r23 = (u64)r10 + 1ull; r10 = r23; r62 = r62 + 4ll; r11 = r10 < r7;
+	r59 = r62; r17 = r59 + -4ll; r18 = *(float *)r17; r19 = r59; r20 = *(float *)r19; r21 = r20 + r18; r22 = r19; *(float *)r22 = r21;
+#line 139 "nest.go"
+	r23 = (u64)r10 + 1ull; r10 = r23; r62 = r62 + 4ll; r11 = r10 < r7;
+	r59 = r62; r17 = r59 + -4ll; r18 = *(float *)r17; r19 = r59; r20 = *(float *)r19; r21 = r20 + r18; r22 = r19; *(float *)r22 = r21;
+#line 139 "nest.go"
+	r23 = (u64)r10 + 1ull; r10 = r23; r62 = r62 + 4ll; r11 = r10 < r7;
+	r59 = r62; r17 = r59 + -4ll; r18 = *(float *)r17; r19 = r59; r20 = *(float *)r19; r21 = r20 + r18; r22 = r19; *(float *)r22 = r21;
+#line 139 "nest.go"
+	r23 = (u64)r10 + 1ull; r10 = r23; r62 = r62 + 4ll; r11 = r10 < r7;
+	r59 = r62; r17 = r59 + -4ll; r18 = *(float *)r17; r19 = r59; r20 = *(float *)r19; r21 = r20 + r18; r22 = r19; *(float *)r22 = r21;
+#line 139 "nest.go"
+	r23 = (u64)r10 + 1ull; r10 = r23; r62 = r62 + 4ll; r11 = r10 < r7;
+	r59 = r62; r17 = r59 + -4ll; r18 = *(float *)r17; r19 = r59; r20 = *(float *)r19; r21 = r20 + r18; r22 = r19; *(float *)r22 = r21;
+#line 139 "nest.go"
+	r23 = (u64)r10 + 1ull; r10 = r23; r62 = r62 + 4ll; goto b13;
+b46: // for.loop
+#line 139 "nest.go"
+	r11 = r10 < r7; if (!r11) goto b48;
+	r59 = r62; r17 = r59 + -4ll; r18 = *(float *)r17; r19 = r59; r20 = *(float *)r19; r21 = r20 + r18; r22 = r19; *(float *)r22 = r21;
+#line 139 "nest.go"
+	r23 = (u64)r10 + 1ull; r10 = r23; r62 = r62 + 4ll; goto b46;
+b48: // latch
 #line 138 "nest.go"
 	r2 = (u64)r2 + (u64)r1; goto b4;
-b33: // preheader
+b49: // preheader
 #line 140 "nest.go"
 	r27 = r40; r63 = r41; r64 = r5 + r63 * 4;
-b34: // for.loop (checked)
+b50: // for.loop (checked)
 #line 139 "nest.go"
-	r26 = r10 < r7; if (!r26) goto b32;
+	r26 = r10 < r7; if (!r26) goto b48;
 	r28 = (u64)r27 + (u64)r10; r30 = r28; r31 = (u64)r30 - 1ull; if ((u64)r31 >= (u64)r6) { qd_site = 1; qd_x = r31; qd_y = r6; goto qd_fault; } r60 = r64; r32 = r60 + -4ll; r33 = *(float *)r32; if ((u64)r28 >= (u64)r6) { qd_site = 2; qd_x = r28; qd_y = r6; goto qd_fault; } r34 = r60; r35 = *(float *)r34; r36 = r35 + r33; r37 = r34; *(float *)r37 = r36;
 #line 139 "nest.go"
-	r38 = (u64)r10 + 1ull; r10 = r38; r64 = r64 + 4ll; goto b34;
-b36: // exit
+	r38 = (u64)r10 + 1ull; r10 = r38; r64 = r64 + 4ll; goto b50;
+b52: // exit
 #line 139 "nest.go"
 	return;
-b37: // divide in 64 bits
+b53: // divide in 64 bits
 #line 137 "nest.go"
 	r65 = qd_div_i64(r4, r7); goto b2;
 qd_fault: {
@@ -24933,27 +25003,51 @@ extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r485 = r483 | r484;
 	r486 = r477 & r485;
 #line 151 "nest.go"
-	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b76; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r441 = r8 | r6; r442 = r441 >> 32; r443 = (u32)r442; r444 = r443 == 0u; if (!r444) goto b88; r445 = (u32)r8; r446 = (u32)r6; r447 = qd_div_u32(r445, r446); r440 = (u64)r447;
+	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b96; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r441 = r8 | r6; r442 = r441 >> 32; r443 = (u32)r442; r444 = r443 == 0u; if (!r444) goto b108; r445 = (u32)r8; r446 = (u32)r6; r447 = qd_div_u32(r445, r446); r440 = (u64)r447;
 b4: // setup
 #line 151 "nest.go"
-	r12 = r440; r13 = r12 * r6; r11 = r8 - r13; r449 = r10 | r6; r450 = r449 >> 32; r451 = (u32)r450; r452 = r451 == 0u; if (!r452) goto b87; r453 = (u32)r10; r454 = (u32)r6; r455 = qd_div_u32(r453, r454); r448 = (u64)r455;
+	r12 = r440; r13 = r12 * r6; r11 = r8 - r13; r449 = r10 | r6; r450 = r449 >> 32; r451 = (u32)r450; r452 = r451 == 0u; if (!r452) goto b107; r453 = (u32)r10; r454 = (u32)r6; r455 = qd_div_u32(r453, r454); r448 = (u64)r455;
 b6: // setup
 #line 151 "nest.go"
 	r14 = r448; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r89 = p6; r90 = (u64)r89 + (u64)(-1ll); r91 = (u64)r90 * (u64)r0; r92 = r91 >= 0ll; r3 = r2;
 #line 154 "nest.go"
 	r50 = p1; r49 = p0; r45 = p5; r44 = p4; r39 = p3; r38 = p2;
 #line 153 "nest.go"
-	r32 = p7; if (!r92) goto b77; r94 = r2; r93 = (u64)r90; r95 = __umul64hi(r93, r94); r96 = r95 == 0ull; if (!r96) goto b77; r99 = (u64)r91 + (u64)r90; r100 = r99 >= 0ll; if (!r100) goto b77; r103 = true; if (!r103) goto b77; r104 = (u64)r99; r86 = (u64)r50; r105 = r104 < r86; if (!r105) goto b77; r128 = (u64)r32; r129 = r128 + 4611686018427387904ull; r130 = r129 <= 9223372036854775808ull; r181 = p6; r183 = (u64)r181 - 1ull; r185 = p7; r188 = (u64)r185 * (u64)r183; r189 = r188 < 0ll ? r188 : 0ll; r191 = r189 >= (-2147483648ll); r190 = r188 > 0ll ? r188 : 0ll; r271 = r181 | r190; r195 = p3; r272 = r271 | r195; r200 = (u64)r185 * (u64)(-1ll); r202 = r200 <= 2147483647ll; r203 = (u64)r200 * (u64)r183; r204 = r203 < 0ll ? r203 : 0ll; r205 = r203 > 0ll ? r203 : 0ll; r273 = r272 | r205; r210 = (u64)r204 + (u64)(-1ll); r212 = r210 >= (-2147483648ll); r211 = (u64)r205 + (u64)(-1ll); r216 = (u64)r211 + (u64)r195; r218 = r216 <= 2147483647ll; r221 = p5; r274 = r273 | r221; r233 = (u64)r181 * (u64)(-1ll); r235 = (u64)r185 * (u64)r181; r236 = r185 < r235 ? r185 : r235; r237 = r185 > r235 ? r185 : r235; r238 = r236 >= (-2147483648ll); r241 = r237 <= 2147483647ll; r242 = (u64)r233 + (u64)r236; r244 = r242 >= (-2147483648ll); r243 = (u64)r237 + (u64)(-1ll); r246 = r243 >= (-2147483648ll); r248 = (u64)r185 - 1ull; r253 = (u64)r248 * (u64)r181; r255 = (u64)r221 - 1ull; r257 = (u64)r253 + (u64)r255; r258 = r257 <= 2147483647ll; r263 = (u64)r181 * (u64)r183; r265 = (u64)r263 + (u64)r255; r266 = r265 <= 2147483647ll; r267 = (u64)r181 * 4ull; r275 = r274 | r267; r269 = (u64)r263 + (u64)r183; r276 = r275 | r269; r277 = (u64)r276; r278 = r277 <= 2147483647ull; r279 = r278 & r191; r280 = r279 & r202; r281 = r280 & r212; r282 = r281 & r218; r283 = r282 & r238; r284 = r283 & r241; r285 = r284 & r244; r286 = r285 & r246; r287 = r286 & r258; r288 = r287 & r266; if (!r288) goto b77; r419 = (i32)r32; r123 = (u64)r39; r420 = (u32)r123; r131 = r128 - 1ull; r421 = (u32)r131; r312 = r421; r134 = r123 - 1ull; r422 = (u32)r134; r137 = (u64)r45; r424 = (u32)r137; r142 = r137 - 1ull; r425 = (u32)r142; r426 = (i32)r0; r319 = r426; r428 = (i32)r312; r384 = (u64)r428; r433 = r426; r435 = r426; r327 = r435; r328 = r327; r405 = (i64)r328; r413 = (i32)r405; r414 = (i64)r413; r439 = (i32)r414; r415 = r439 == r328; r416 = (u64)r414 * 4ull; r436 = r426; r438 = r426; r333 = r438; r334 = r333; r335 = (u32)r334 * 4u; r431 = r419; r432 = r426; r412 = (i64)r335; r429 = r419;
+	r32 = p7; if (!r92) goto b97; r94 = r2; r93 = (u64)r90; r95 = __umul64hi(r93, r94); r96 = r95 == 0ull; if (!r96) goto b97; r99 = (u64)r91 + (u64)r90; r100 = r99 >= 0ll; if (!r100) goto b97; r103 = true; if (!r103) goto b97; r104 = (u64)r99; r86 = (u64)r50; r105 = r104 < r86; if (!r105) goto b97; r128 = (u64)r32; r129 = r128 + 4611686018427387904ull; r130 = r129 <= 9223372036854775808ull; r181 = p6; r183 = (u64)r181 - 1ull; r185 = p7; r188 = (u64)r185 * (u64)r183; r189 = r188 < 0ll ? r188 : 0ll; r191 = r189 >= (-2147483648ll); r190 = r188 > 0ll ? r188 : 0ll; r271 = r181 | r190; r195 = p3; r272 = r271 | r195; r200 = (u64)r185 * (u64)(-1ll); r202 = r200 <= 2147483647ll; r203 = (u64)r200 * (u64)r183; r204 = r203 < 0ll ? r203 : 0ll; r205 = r203 > 0ll ? r203 : 0ll; r273 = r272 | r205; r210 = (u64)r204 + (u64)(-1ll); r212 = r210 >= (-2147483648ll); r211 = (u64)r205 + (u64)(-1ll); r216 = (u64)r211 + (u64)r195; r218 = r216 <= 2147483647ll; r221 = p5; r274 = r273 | r221; r233 = (u64)r181 * (u64)(-1ll); r235 = (u64)r185 * (u64)r181; r236 = r185 < r235 ? r185 : r235; r237 = r185 > r235 ? r185 : r235; r238 = r236 >= (-2147483648ll); r241 = r237 <= 2147483647ll; r242 = (u64)r233 + (u64)r236; r244 = r242 >= (-2147483648ll); r243 = (u64)r237 + (u64)(-1ll); r246 = r243 >= (-2147483648ll); r248 = (u64)r185 - 1ull; r253 = (u64)r248 * (u64)r181; r255 = (u64)r221 - 1ull; r257 = (u64)r253 + (u64)r255; r258 = r257 <= 2147483647ll; r263 = (u64)r181 * (u64)r183; r265 = (u64)r263 + (u64)r255; r266 = r265 <= 2147483647ll; r267 = (u64)r181 * 4ull; r275 = r274 | r267; r269 = (u64)r263 + (u64)r183; r276 = r275 | r269; r277 = (u64)r276; r278 = r277 <= 2147483647ull; r279 = r278 & r191; r280 = r279 & r202; r281 = r280 & r212; r282 = r281 & r218; r283 = r282 & r238; r284 = r283 & r241; r285 = r284 & r244; r286 = r285 & r246; r287 = r286 & r258; r288 = r287 & r266; if (!r288) goto b97; r419 = (i32)r32; r123 = (u64)r39; r420 = (u32)r123; r131 = r128 - 1ull; r421 = (u32)r131; r312 = r421; r134 = r123 - 1ull; r422 = (u32)r134; r137 = (u64)r45; r424 = (u32)r137; r142 = r137 - 1ull; r425 = (u32)r142; r426 = (i32)r0; r319 = r426; r428 = (i32)r312; r384 = (u64)r428; r433 = r426; r435 = r426; r327 = r435; r328 = r327; r405 = (i64)r328; r413 = (i32)r405; r414 = (i64)r413; r439 = (i32)r414; r415 = r439 == r328; r416 = (u64)r414 * 4ull; r436 = r426; r438 = r426; r333 = r438; r334 = r333; r335 = (u32)r334 * 4u; r431 = r419; r432 = r426; r412 = (i64)r335; r429 = r419;
 b15: // head (int32)
 #line 151 "nest.go"
-	r336 = r17; r337 = r11; r338 = r337 < r6; if (!r338) goto b76; r339 = r336 < r3; if (!r339) goto b76; r417 = (u32)r336; r289 = r417; r290 = (i32)r289; r418 = (u32)r337; r291 = r418; r292 = (i32)r291; r293 = 0; r308 = (u32)r290 * (u32)r419; r309 = r308; r310 = (u32)r309; r382 = r310 < r420; if (!r382) goto b73; if (!r130) goto b73; r313 = r422 - r310; r386 = r312 <= r313; if (!r386) goto b73; r315 = r292; r316 = (u32)r315; r390 = r316 < r424; if (!r390) goto b73; r320 = (u32)r319 + (u32)r292; r321 = (u32)r320; r322 = r321 - r316; r427 = (i32)r322; r396 = (u64)r427; r397 = __umul64hi(r396, r384); r398 = r397 == 0ull; if (!r398) goto b73; r323 = r322 * r312; r317 = r425 - r316; r400 = r323 <= r317; if (!r400) goto b73;
+	r336 = r17; r337 = r11; r338 = r337 < r6; if (!r338) goto b96; r339 = r336 < r3; if (!r339) goto b96; r417 = (u32)r336; r289 = r417; r290 = (i32)r289; r418 = (u32)r337; r291 = r418; r292 = (i32)r291; r293 = 0; r308 = (u32)r290 * (u32)r419; r309 = r308; r310 = (u32)r309; r382 = r310 < r420; if (!r382) goto b93; if (!r130) goto b93; r313 = r422 - r310; r386 = r312 <= r313; if (!r386) goto b93; r315 = r292; r316 = (u32)r315; r390 = r316 < r424; if (!r390) goto b93; r320 = (u32)r319 + (u32)r292; r321 = (u32)r320; r322 = r321 - r316; r427 = (i32)r322; r396 = (u64)r427; r397 = __umul64hi(r396, r384); r398 = r397 == 0ull; if (!r398) goto b93; r323 = r322 * r312; r317 = r425 - r316; r400 = r323 <= r317; if (!r400) goto b93;
 #line 154 "nest.go"
-	r294 = (u32)r290 * (u32)r433; r295 = (u32)r294 + (u32)r292; r296 = r308; r347 = (i64)r295; r357 = r49 + r347 * 4; r360 = r357; r324 = r296; r401 = (i64)r324; r154 = r38 + r401 * 4; r326 = r292; r403 = (i64)r326; r157 = r44 + r403 * 4; if (!r415) goto b73; if (!r486) goto b53;
+	r294 = (u32)r290 * (u32)r433; r295 = (u32)r294 + (u32)r292; r296 = r308; r347 = (i64)r295; r357 = r49 + r347 * 4; r360 = r357; r324 = r296; r401 = (i64)r324; r154 = r38 + r401 * 4; r326 = r292; r403 = (i64)r326; r157 = r44 + r403 * 4; if (!r415) goto b93; if (!r486) goto b69;
 #line 153 "nest.go"
-	r345 = r293 < r429; if (!r345) goto b50; r487 = *(float *)r357; r488 = r429 > (-2147483641) ? r429 : (-2147483641); r489 = (u32)r488 - 7u;
+	r345 = r293 < r429; if (!r345) goto b66; r487 = *(float *)r357; r488 = r429 > (-2147483633) ? r429 : (-2147483633); r489 = (u32)r488 - 15u;
 b30: // unroll guard
 #line 153 "nest.go"
-	r490 = r293 < r489; if (!r490) goto b47; r345 = r293 < r429;
+	r490 = r293 < r489; if (!r490) goto b63; r345 = r293 < r429;
+	r350 = r154; r351 = *(float *)r350; r354 = r157; r355 = *(float *)r354; r356 = r351 * r355; r358 = r487; r359 = r358 + r356; r487 = r359;
+#line 153 "nest.go"
+	r300 = (u32)r293 + 1u; r293 = r300; r154 = r154 + 4ll; r157 = r157 + r416 * 1; r345 = r293 < r429;
+	r350 = r154; r351 = *(float *)r350; r354 = r157; r355 = *(float *)r354; r356 = r351 * r355; r358 = r487; r359 = r358 + r356; r487 = r359;
+#line 153 "nest.go"
+	r300 = (u32)r293 + 1u; r293 = r300; r154 = r154 + 4ll; r157 = r157 + r416 * 1; r345 = r293 < r429;
+	r350 = r154; r351 = *(float *)r350; r354 = r157; r355 = *(float *)r354; r356 = r351 * r355; r358 = r487; r359 = r358 + r356; r487 = r359;
+#line 153 "nest.go"
+	r300 = (u32)r293 + 1u; r293 = r300; r154 = r154 + 4ll; r157 = r157 + r416 * 1; r345 = r293 < r429;
+	r350 = r154; r351 = *(float *)r350; r354 = r157; r355 = *(float *)r354; r356 = r351 * r355; r358 = r487; r359 = r358 + r356; r487 = r359;
+#line 153 "nest.go"
+	r300 = (u32)r293 + 1u; r293 = r300; r154 = r154 + 4ll; r157 = r157 + r416 * 1; r345 = r293 < r429;
+	r350 = r154; r351 = *(float *)r350; r354 = r157; r355 = *(float *)r354; r356 = r351 * r355; r358 = r487; r359 = r358 + r356; r487 = r359;
+#line 153 "nest.go"
+	r300 = (u32)r293 + 1u; r293 = r300; r154 = r154 + 4ll; r157 = r157 + r416 * 1; r345 = r293 < r429;
+	r350 = r154; r351 = *(float *)r350; r354 = r157; r355 = *(float *)r354; r356 = r351 * r355; r358 = r487; r359 = r358 + r356; r487 = r359;
+#line 153 "nest.go"
+	r300 = (u32)r293 + 1u; r293 = r300; r154 = r154 + 4ll; r157 = r157 + r416 * 1; r345 = r293 < r429;
+	r350 = r154; r351 = *(float *)r350; r354 = r157; r355 = *(float *)r354; r356 = r351 * r355; r358 = r487; r359 = r358 + r356; r487 = r359;
+#line 153 "nest.go"
+	r300 = (u32)r293 + 1u; r293 = r300; r154 = r154 + 4ll; r157 = r157 + r416 * 1; r345 = r293 < r429;
+	r350 = r154; r351 = *(float *)r350; r354 = r157; r355 = *(float *)r354; r356 = r351 * r355; r358 = r487; r359 = r358 + r356; r487 = r359;
+#line 153 "nest.go"
+	r300 = (u32)r293 + 1u; r293 = r300; r154 = r154 + 4ll; r157 = r157 + r416 * 1; r345 = r293 < r429;
 	r350 = r154; r351 = *(float *)r350; r354 = r157; r355 = *(float *)r354; r356 = r351 * r355; r358 = r487; r359 = r358 + r356; r487 = r359;
 #line 153 "nest.go"
 	r300 = (u32)r293 + 1u; r293 = r300; r154 = r154 + 4ll; r157 = r157 + r416 * 1; r345 = r293 < r429;
@@ -24978,27 +25072,27 @@ b30: // unroll guard
 	r350 = r154; r351 = *(float *)r350; r354 = r157; r355 = *(float *)r354; r356 = r351 * r355; r358 = r487; r359 = r358 + r356; r487 = r359;
 #line 153 "nest.go"
 	r300 = (u32)r293 + 1u; r293 = r300; r154 = r154 + 4ll; r157 = r157 + r416 * 1; goto b30;
-b47: // for.loop (int32)
+b63: // for.loop (int32)
 #line 153 "nest.go"
-	r345 = r293 < r429; if (!r345) goto b49;
+	r345 = r293 < r429; if (!r345) goto b65;
 	r350 = r154; r351 = *(float *)r350; r354 = r157; r355 = *(float *)r354; r356 = r351 * r355; r358 = r487; r359 = r358 + r356; r487 = r359;
 #line 153 "nest.go"
-	r300 = (u32)r293 + 1u; r293 = r300; r154 = r154 + 4ll; r157 = r157 + r416 * 1; goto b47;
-b49: // accumulators stored
+	r300 = (u32)r293 + 1u; r293 = r300; r154 = r154 + 4ll; r157 = r157 + r416 * 1; goto b63;
+b65: // accumulators stored
 #line 153 "nest.go"
 	*(float *)r357 = r487;
-b50: // latch (int32)
+b66: // latch (int32)
 #line 151 "nest.go"
-	r11 = r11 + r16; r344 = r11 >= r6; if (!r344) goto b52; r11 = r11 - r6; r17 = r17 + 1ull;
-b52: // stepped (int32)
+	r11 = r11 + r16; r344 = r11 >= r6; if (!r344) goto b68; r11 = r11 - r6; r17 = r17 + 1ull;
+b68: // stepped (int32)
 #line 151 "nest.go"
 	r17 = r17 + r14; goto b15;
-b53: // unroll setup
+b69: // unroll setup
 #line 151 "nest.go"
-	r491 = r429 > (-2147483641) ? r429 : (-2147483641); r492 = (u32)r491 - 7u;
-b54: // unroll guard
+	r491 = r429 > (-2147483639) ? r429 : (-2147483639); r492 = (u32)r491 - 9u;
+b70: // unroll guard
 #line 151 "nest.go"
-	r493 = r293 < r492; if (!r493) goto b71;
+	r493 = r293 < r492; if (!r493) goto b91;
 #line 153 "nest.go"
 	r457 = r293 < r429;
 	r458 = r154; r459 = *(float *)r458; r460 = r157; r461 = *(float *)r460; r462 = r459 * r461; r463 = *(float *)r357; r464 = r463 + r462; *(float *)r360 = r464;
@@ -25024,49 +25118,55 @@ b54: // unroll guard
 	r456 = (u32)r293 + 1u; r293 = r456; r154 = r154 + 4ll; r157 = r157 + r416 * 1; r457 = r293 < r429;
 	r458 = r154; r459 = *(float *)r458; r460 = r157; r461 = *(float *)r460; r462 = r459 * r461; r463 = *(float *)r357; r464 = r463 + r462; *(float *)r360 = r464;
 #line 153 "nest.go"
-	r456 = (u32)r293 + 1u; r293 = r456; r154 = r154 + 4ll; r157 = r157 + r416 * 1; goto b54;
-b71: // for.loop (int32) (slices overlap)
-#line 153 "nest.go"
-	r457 = r293 < r429; if (!r457) goto b50;
+	r456 = (u32)r293 + 1u; r293 = r456; r154 = r154 + 4ll; r157 = r157 + r416 * 1; r457 = r293 < r429;
 	r458 = r154; r459 = *(float *)r458; r460 = r157; r461 = *(float *)r460; r462 = r459 * r461; r463 = *(float *)r357; r464 = r463 + r462; *(float *)r360 = r464;
 #line 153 "nest.go"
-	r456 = (u32)r293 + 1u; r293 = r456; r154 = r154 + 4ll; r157 = r157 + r416 * 1; goto b71;
-b73: // preheader (int32)
+	r456 = (u32)r293 + 1u; r293 = r456; r154 = r154 + 4ll; r157 = r157 + r416 * 1; r457 = r293 < r429;
+	r458 = r154; r459 = *(float *)r458; r460 = r157; r461 = *(float *)r460; r462 = r459 * r461; r463 = *(float *)r357; r464 = r463 + r462; *(float *)r360 = r464;
+#line 153 "nest.go"
+	r456 = (u32)r293 + 1u; r293 = r456; r154 = r154 + 4ll; r157 = r157 + r416 * 1; goto b70;
+b91: // for.loop (int32) (slices overlap)
+#line 153 "nest.go"
+	r457 = r293 < r429; if (!r457) goto b66;
+	r458 = r154; r459 = *(float *)r458; r460 = r157; r461 = *(float *)r460; r462 = r459 * r461; r463 = *(float *)r357; r464 = r463 + r462; *(float *)r360 = r464;
+#line 153 "nest.go"
+	r456 = (u32)r293 + 1u; r293 = r456; r154 = r154 + 4ll; r157 = r157 + r416 * 1; goto b91;
+b93: // preheader (int32)
 #line 154 "nest.go"
 	r301 = (u32)r290 * (u32)r436; r302 = (u32)r301 + (u32)r292; r303 = r308; r364 = (i64)r302; r374 = r49 + r364 * 4; r377 = r374; r330 = r303; r407 = (i64)r330; r170 = r38 + r407 * 4; r332 = r292; r409 = (i64)r332; r173 = r44 + r409 * 4;
-b74: // for.loop (checked) (int32)
+b94: // for.loop (checked) (int32)
 #line 153 "nest.go"
-	r362 = r293 < r431; if (!r362) goto b50;
+	r362 = r293 < r431; if (!r362) goto b66;
 	r304 = (u32)r303 + (u32)r293; r366 = (i64)r304; if ((u64)r366 >= (u64)r39) { qd_site = 0; qd_x = r366; qd_y = r39; goto qd_fault; } r367 = r170; r368 = *(float *)r367; r305 = (u32)r293 * (u32)r432; r306 = (u32)r305 + (u32)r292; r370 = (i64)r306; if ((u64)r370 >= (u64)r45) { qd_site = 1; qd_x = r370; qd_y = r45; goto qd_fault; } r371 = r173; r372 = *(float *)r371; r373 = r368 * r372; r375 = *(float *)r374; r376 = r375 + r373; *(float *)r377 = r376;
 #line 153 "nest.go"
-	r307 = (u32)r293 + 1u; r293 = r307; r170 = r170 + 4ll; r173 = r173 + r412 * 1; goto b74;
-b76: // exit
+	r307 = (u32)r293 + 1u; r293 = r307; r170 = r170 + 4ll; r173 = r173 + r412 * 1; goto b94;
+b96: // exit
 #line 153 "nest.go"
 	return;
-b77: // preheader
+b97: // preheader
 #line 153 "nest.go"
 	r166 = r0; r167 = r166; r168 = (u64)r167 * 4ull;
-b78: // head (checked if)
+b98: // head (checked if)
 #line 151 "nest.go"
-	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b76; r60 = r57 < r3; if (!r60) goto b76; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r28 = 0ll;
+	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b96; r60 = r57 < r3; if (!r60) goto b96; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r28 = 0ll;
 #line 154 "nest.go"
 	r70 = (u64)r62 * (u64)r0; r71 = (u64)r70 + (u64)r64; r72 = (u64)r62 * (u64)r32; r81 = r49 + r71 * 4; r84 = r81; r161 = r72; r162 = r38 + r161 * 4; r164 = r64; r165 = r44 + r164 * 4;
-b82: // for.loop (checked if)
+b102: // for.loop (checked if)
 #line 153 "nest.go"
-	r69 = r28 < r32; if (!r69) goto b84;
+	r69 = r28 < r32; if (!r69) goto b104;
 	r73 = (u64)r72 + (u64)r28; if ((u64)r73 >= (u64)r39) { qd_site = 0; qd_x = r73; qd_y = r39; goto qd_fault; } r74 = r162; r75 = *(float *)r74; r76 = (u64)r28 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r45) { qd_site = 1; qd_x = r77; qd_y = r45; goto qd_fault; } r78 = r165; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r50) { qd_site = 2; qd_x = r71; qd_y = r50; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83;
 #line 153 "nest.go"
-	r85 = (u64)r28 + 1ull; r28 = r85; r162 = r162 + 4ll; r165 = r165 + r168 * 1; goto b82;
-b84: // latch (checked if)
+	r85 = (u64)r28 + 1ull; r28 = r85; r162 = r162 + 4ll; r165 = r165 + r168 * 1; goto b102;
+b104: // latch (checked if)
 #line 151 "nest.go"
-	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b86; r11 = r11 - r6; r17 = r17 + 1ull;
-b86: // stepped (checked if)
+	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b106; r11 = r11 - r6; r17 = r17 + 1ull;
+b106: // stepped (checked if)
 #line 151 "nest.go"
-	r17 = r17 + r14; goto b78;
-b87: // divide in 64 bits
+	r17 = r17 + r14; goto b98;
+b107: // divide in 64 bits
 #line 151 "nest.go"
 	r448 = qd_div_u64(r10, r6); goto b6;
-b88: // divide in 64 bits
+b108: // divide in 64 bits
 #line 151 "nest.go"
 	r440 = qd_div_u64(r8, r6); goto b4;
 qd_fault: {
@@ -25092,7 +25192,8 @@ extern "C" __global__ void SyrkTri_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	bool r193 = 0, r195 = 0, r197 = 0, r198 = 0, r199 = 0, r202 = 0, r204 = 0, r208 = 0;
 	bool r209 = 0, r210 = 0, r211 = 0, r212 = 0, r213 = 0, r248 = 0, r249 = 0, r254 = 0;
 	bool r255 = 0, r256 = 0, r280 = 0, r298 = 0, r302 = 0, r306 = 0, r310 = 0, r312 = 0;
-	bool r342 = 0, r350 = 0, r363 = 0, r374 = 0, r375 = 0, r376 = 0, r380 = 0, r383 = 0;
+	bool r342 = 0, r350 = 0, r363 = 0, r374 = 0, r375 = 0, r376 = 0, r380 = 0, r381 = 0;
+	bool r384 = 0, r385 = 0;
 	i32 r215 = 0, r217 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r222 = 0, r223 = 0;
 	i32 r224 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0, r229 = 0, r230 = 0, r231 = 0;
 	i32 r232 = 0, r233 = 0, r238 = 0, r239 = 0, r242 = 0, r243 = 0, r244 = 0, r245 = 0;
@@ -25111,7 +25212,7 @@ extern "C" __global__ void SyrkTri_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	i64 r266 = 0, r270 = 0, r271 = 0, r279 = 0, r281 = 0, r282 = 0, r283 = 0, r284 = 0;
 	i64 r288 = 0, r289 = 0, r297 = 0, r299 = 0, r300 = 0, r307 = 0, r308 = 0, r313 = 0;
 	i64 r314 = 0, r315 = 0, r316 = 0, r362 = 0, r365 = 0, r370 = 0, r378 = 0, r379 = 0;
-	i64 r381 = 0, r382 = 0;
+	i64 r382 = 0, r383 = 0;
 	u32 r214 = 0, r216 = 0, r234 = 0, r235 = 0, r236 = 0, r237 = 0, r240 = 0, r241 = 0;
 	u32 r317 = 0, r318 = 0, r322 = 0, r324 = 0, r325 = 0, r328 = 0, r329 = 0, r341 = 0;
 	u32 r343 = 0, r344 = 0, r345 = 0, r349 = 0, r351 = 0, r352 = 0, r353 = 0;
@@ -25150,82 +25251,92 @@ extern "C" __global__ void SyrkTri_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	r375 = r373 <= r367;
 	r376 = r374 | r375;
 #line 166 "nest.go"
-	r0 = p4; r1 = r0 > 0ll; if (!r1) goto b73; r4 = (u64)r0 + (u64)(-1ll); r5 = (u64)r4 + 1ull; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r339 = r10 | r8; r340 = r339 >> 32; r341 = (u32)r340; r342 = r341 == 0u; if (!r342) goto b86; r343 = (u32)r10; r344 = (u32)r8; r345 = qd_div_u32(r343, r344); r338 = (u64)r345;
+	r0 = p4; r1 = r0 > 0ll; if (!r1) goto b93; r4 = (u64)r0 + (u64)(-1ll); r5 = (u64)r4 + 1ull; r7 = (u64)r5; r8 = r7; r9 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r10 = (u64)r9; r11 = (i64)((u64)gridDim.x * blockDim.x); r12 = (u64)r11; r339 = r10 | r8; r340 = r339 >> 32; r341 = (u32)r340; r342 = r341 == 0u; if (!r342) goto b106; r343 = (u32)r10; r344 = (u32)r8; r345 = qd_div_u32(r343, r344); r338 = (u64)r345;
 b4: // setup
 #line 166 "nest.go"
-	r14 = r338; r15 = r14 * r8; r13 = r10 - r15; r347 = r12 | r8; r348 = r347 >> 32; r349 = (u32)r348; r350 = r349 == 0u; if (!r350) goto b85; r351 = (u32)r12; r352 = (u32)r8; r353 = qd_div_u32(r351, r352); r346 = (u64)r353;
+	r14 = r338; r15 = r14 * r8; r13 = r10 - r15; r347 = r12 | r8; r348 = r347 >> 32; r349 = (u32)r348; r350 = r349 == 0u; if (!r350) goto b105; r351 = (u32)r12; r352 = (u32)r8; r353 = qd_div_u32(r351, r352); r346 = (u64)r353;
 b6: // setup
 #line 166 "nest.go"
 	r16 = r346; r17 = r16 * r8; r18 = r12 - r17; r19 = r14; r106 = p4; r107 = (u64)r106 + (u64)(-1ll); r108 = (u64)r107 * (u64)r0; r109 = r108 >= 0ll; r2 = (u64)r0; r3 = r2;
 #line 170 "nest.go"
 	r54 = p6; r51 = p3; r50 = p2;
 #line 168 "nest.go"
-	r41 = p5; r38 = p7; r35 = p1; r34 = p0; if (!r109) goto b74; r111 = r2; r110 = (u64)r107; r112 = __umul64hi(r110, r111); r113 = r112 == 0ull; if (!r113) goto b74; r116 = (u64)r108 + (u64)r107; r117 = r116 >= 0ll; if (!r117) goto b74; r120 = true; if (!r120) goto b74; r121 = (u64)r116; r103 = (u64)r35; r122 = r121 < r103; if (!r122) goto b74; r40 = r41 > 0ll; r141 = (u64)r51; r146 = (u64)r41; r147 = r146 + 4611686018427387904ull; r148 = r147 <= 9223372036854775808ull; r152 = r141 - 1ull; r174 = p4; r176 = (u64)r174 - 1ull; r178 = (u64)r174 * (u64)r176; r180 = (u64)r178 + (u64)r176; r205 = r174 | r180; r182 = p5; r183 = r182 <= 2147483647ll; r184 = (u64)r182 * (u64)r176; r185 = r184 <= 2147483647ll; r186 = p3; r206 = r205 | r186; r190 = (u64)r182 * (u64)(-1ll); r192 = (u64)r190 * (u64)r176; r193 = r192 >= (-2147483648ll); r194 = (u64)r192 + (u64)(-1ll); r195 = r194 >= (-2147483648ll); r200 = (u64)r182 + (u64)(-1ll); r201 = r200 > 0ll ? r200 : 0ll; r203 = (u64)r201 + (u64)r184; r204 = r203 <= 2147483647ll; r207 = (u64)r206; r208 = r207 <= 2147483647ull; r209 = r208 & r183; r210 = r209 & r185; r211 = r210 & r193; r212 = r211 & r195; r213 = r212 & r204; if (!r213) goto b74; r319 = (i32)r0; r320 = (i32)r41; r322 = (u32)r141; r149 = r146 - 1ull; r324 = (u32)r149; r236 = r324; r325 = (u32)r152; r326 = r320; r328 = r322; r329 = r325;
+	r41 = p5; r38 = p7; r35 = p1; r34 = p0; if (!r109) goto b94; r111 = r2; r110 = (u64)r107; r112 = __umul64hi(r110, r111); r113 = r112 == 0ull; if (!r113) goto b94; r116 = (u64)r108 + (u64)r107; r117 = r116 >= 0ll; if (!r117) goto b94; r120 = true; if (!r120) goto b94; r121 = (u64)r116; r103 = (u64)r35; r122 = r121 < r103; if (!r122) goto b94; r40 = r41 > 0ll; r141 = (u64)r51; r146 = (u64)r41; r147 = r146 + 4611686018427387904ull; r148 = r147 <= 9223372036854775808ull; r152 = r141 - 1ull; r174 = p4; r176 = (u64)r174 - 1ull; r178 = (u64)r174 * (u64)r176; r180 = (u64)r178 + (u64)r176; r205 = r174 | r180; r182 = p5; r183 = r182 <= 2147483647ll; r184 = (u64)r182 * (u64)r176; r185 = r184 <= 2147483647ll; r186 = p3; r206 = r205 | r186; r190 = (u64)r182 * (u64)(-1ll); r192 = (u64)r190 * (u64)r176; r193 = r192 >= (-2147483648ll); r194 = (u64)r192 + (u64)(-1ll); r195 = r194 >= (-2147483648ll); r200 = (u64)r182 + (u64)(-1ll); r201 = r200 > 0ll ? r200 : 0ll; r203 = (u64)r201 + (u64)r184; r204 = r203 <= 2147483647ll; r207 = (u64)r206; r208 = r207 <= 2147483647ull; r209 = r208 & r183; r210 = r209 & r185; r211 = r210 & r193; r212 = r211 & r195; r213 = r212 & r204; if (!r213) goto b94; r319 = (i32)r0; r320 = (i32)r41; r322 = (u32)r141; r149 = r146 - 1ull; r324 = (u32)r149; r236 = r324; r325 = (u32)r152; r326 = r320; r328 = r322; r329 = r325;
 b15: // head (int32)
 #line 166 "nest.go"
-	r246 = r19; r247 = r13; r248 = r247 < r8; if (!r248) goto b73; r249 = r246 < r3; if (!r249) goto b73; r317 = (u32)r246; r214 = r317; r215 = (i32)r214; r318 = (u32)r247; r216 = r318; r217 = (i32)r216; r254 = r217 <= r215; if (!r254) goto b47;
+	r246 = r19; r247 = r13; r248 = r247 < r8; if (!r248) goto b93; r249 = r246 < r3; if (!r249) goto b93; r317 = (u32)r246; r214 = r317; r215 = (i32)r214; r318 = (u32)r247; r216 = r318; r217 = (i32)r216; r254 = r217 <= r215; if (!r254) goto b63;
 #line 168 "nest.go"
-	r218 = (u32)r215 * (u32)r319; r219 = (u32)r218 + (u32)r217; r258 = (i64)r219; r259 = r34 + r258 * 4; r260 = *(float *)r259; r261 = r260 * r38; r262 = r259; *(float *)r262 = r261; if (!r40) goto b47; r42 = 0ll; r232 = (u32)r215 * (u32)r320; r233 = r232; r234 = (u32)r233; r302 = r234 < r322; r238 = (u32)r217 * (u32)r326; if (!r302) goto b70; if (!r148) goto b70; r237 = r325 - r234; r306 = r236 <= r237; if (!r306) goto b70; r239 = r238; r240 = (u32)r239; r310 = r240 < r328; if (!r310) goto b70; r241 = r329 - r240; r312 = r236 <= r241; if (!r312) goto b70;
+	r218 = (u32)r215 * (u32)r319; r219 = (u32)r218 + (u32)r217; r258 = (i64)r219; r259 = r34 + r258 * 4; r260 = *(float *)r259; r261 = r260 * r38; r262 = r259; *(float *)r262 = r261; if (!r40) goto b63; r42 = 0ll; r232 = (u32)r215 * (u32)r320; r233 = r232; r234 = (u32)r233; r302 = r234 < r322; r238 = (u32)r217 * (u32)r326; if (!r302) goto b90; if (!r148) goto b90; r237 = r325 - r234; r306 = r236 <= r237; if (!r306) goto b90; r239 = r238; r240 = (u32)r239; r310 = r240 < r328; if (!r310) goto b90; r241 = r329 - r240; r312 = r236 <= r241; if (!r312) goto b90;
 #line 170 "nest.go"
-	r222 = r232; r224 = r238; r275 = r259; r278 = r259; r242 = r222; r313 = (i64)r242; r163 = r50 + r313 * 4; r243 = r224; r314 = (i64)r243; r165 = r50 + r314 * 4; if (!r376) goto b50; r377 = *(float *)r259; r378 = r41 > (-9223372036854775800ll) ? r41 : (-9223372036854775800ll); r379 = (u64)r378 - 8ull;
-b27: // unroll guard
+	r222 = r232; r224 = r238; r275 = r259; r278 = r259; r242 = r222; r313 = (i64)r242; r163 = r50 + r313 * 4; r243 = r224; r314 = (i64)r243; r165 = r50 + r314 * 4; if (!r376) goto b66; r377 = *(float *)r259; r378 = r41 > (-9223372036854775793ll) ? r41 : (-9223372036854775793ll); r379 = (u64)r378 - 15ull; r380 = r42 < r379; if (!r380) goto b61;
+b27: // rangeint.body (int32) (unrolled 0)
 #line 170 "nest.go"
-	r380 = r42 < r379; if (!r380) goto b44; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b27;
-b44: // rangeint.body (int32)
+	r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r381 = r279 < r379; if (!r381) goto b59; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b27;
+b59: // unroll exit test
 #line 170 "nest.go"
-	r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; if (!r280) goto b46; r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b44;
-b46: // accumulators stored
+	r280 = r279 < r41; if (!r280) goto b62;
+b60: // edge 6→6 (int32)
+#line 170 "nest.go"
+	r42 = r279; r163 = r163 + 4ll; r165 = r165 + 4ll;
+b61: // rangeint.body (int32)
+#line 170 "nest.go"
+	r267 = r163; r268 = *(float *)r267; r269 = r54 * r268; r272 = r165; r273 = *(float *)r272; r274 = r269 * r273; r276 = r377; r277 = r276 + r274; r377 = r277; r279 = (u64)r42 + 1ull; r280 = r279 < r41; if (r280) goto b60;
+b62: // accumulators stored
 #line 170 "nest.go"
 	*(float *)r259 = r377;
-b47: // latch (int32)
+b63: // latch (int32)
 #line 166 "nest.go"
-	r13 = r13 + r18; r255 = r13 >= r8; if (!r255) goto b49; r13 = r13 - r8; r19 = r19 + 1ull;
-b49: // stepped (int32)
+	r13 = r13 + r18; r255 = r13 >= r8; if (!r255) goto b65; r13 = r13 - r8; r19 = r19 + 1ull;
+b65: // stepped (int32)
 #line 166 "nest.go"
 	r19 = r19 + r16; goto b15;
-b50: // unroll setup
+b66: // unroll guard
 #line 166 "nest.go"
-	r381 = r41 > (-9223372036854775800ll) ? r41 : (-9223372036854775800ll); r382 = (u64)r381 - 8ull;
-b51: // unroll guard
-#line 166 "nest.go"
-	r383 = r42 < r382; if (!r383) goto b68;
+	r382 = r41 > (-9223372036854775799ll) ? r41 : (-9223372036854775799ll); r383 = (u64)r382 - 9ull; r384 = r42 < r383; if (!r384) goto b89;
+b67: // rangeint.body (int32) (slices overlap) (unrolled 0)
 #line 170 "nest.go"
-	r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b51;
-b68: // rangeint.body (int32) (slices overlap)
+	r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r385 = r362 < r383; if (!r385) goto b87; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b67;
+b87: // unroll exit test
 #line 170 "nest.go"
-	r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; if (!r363) goto b47; r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll; goto b68;
-b70: // preheader (int32)
+	r363 = r362 < r41; if (!r363) goto b63;
+b88: // edge 6→6 (int32) (slices overlap)
+#line 170 "nest.go"
+	r42 = r362; r163 = r163 + 4ll; r165 = r165 + 4ll;
+b89: // rangeint.body (int32) (slices overlap)
+#line 170 "nest.go"
+	r354 = r163; r355 = *(float *)r354; r356 = r54 * r355; r357 = r165; r358 = *(float *)r357; r359 = r356 * r358; r360 = *(float *)r275; r361 = r360 + r359; *(float *)r278 = r361; r362 = (u64)r42 + 1ull; r363 = r362 < r41; if (r363) goto b88; goto b63;
+b90: // preheader (int32)
 #line 170 "nest.go"
 	r228 = r232; r230 = r238; r293 = r259; r296 = r259; r244 = r228; r315 = (i64)r244; r171 = r50 + r315 * 4; r245 = r230; r316 = (i64)r245; r173 = r50 + r316 * 4;
-b71: // rangeint.body (checked) (int32)
+b91: // rangeint.body (checked) (int32)
 #line 170 "nest.go"
-	r332 = (i32)r42; r229 = (u32)r228 + (u32)r332; r284 = (i64)r229; if ((u64)r284 >= (u64)r51) { qd_site = 1; qd_x = r284; qd_y = r51; goto qd_fault; } r285 = r171; r286 = *(float *)r285; r287 = r54 * r286; r333 = r332; r231 = (u32)r230 + (u32)r333; r289 = (i64)r231; if ((u64)r289 >= (u64)r51) { qd_site = 2; qd_x = r289; qd_y = r51; goto qd_fault; } r290 = r173; r291 = *(float *)r290; r292 = r287 * r291; r294 = *(float *)r293; r295 = r294 + r292; *(float *)r296 = r295; r297 = (u64)r42 + 1ull; r298 = r297 < r41; if (!r298) goto b47; r42 = r297; r171 = r171 + 4ll; r173 = r173 + 4ll; goto b71;
-b73: // exit
+	r332 = (i32)r42; r229 = (u32)r228 + (u32)r332; r284 = (i64)r229; if ((u64)r284 >= (u64)r51) { qd_site = 1; qd_x = r284; qd_y = r51; goto qd_fault; } r285 = r171; r286 = *(float *)r285; r287 = r54 * r286; r333 = r332; r231 = (u32)r230 + (u32)r333; r289 = (i64)r231; if ((u64)r289 >= (u64)r51) { qd_site = 2; qd_x = r289; qd_y = r51; goto qd_fault; } r290 = r173; r291 = *(float *)r290; r292 = r287 * r291; r294 = *(float *)r293; r295 = r294 + r292; *(float *)r296 = r295; r297 = (u64)r42 + 1ull; r298 = r297 < r41; if (!r298) goto b63; r42 = r297; r171 = r171 + 4ll; r173 = r173 + 4ll; goto b91;
+b93: // exit
 #line 170 "nest.go"
 	return;
-b74: // preheader
+b94: // preheader
 #line 168 "nest.go"
 	r84 = r41 > 0ll;
-b75: // head (checked if)
+b95: // head (checked if)
 #line 166 "nest.go"
-	r67 = r19; r68 = r13; r69 = r68 < r8; if (!r69) goto b73; r70 = r67 < r3; if (!r70) goto b73; r71 = r67; r72 = (i64)r71; r73 = r68; r74 = (i64)r73; r75 = r74 <= r72; if (!r75) goto b82;
+	r67 = r19; r68 = r13; r69 = r68 < r8; if (!r69) goto b93; r70 = r67 < r3; if (!r70) goto b93; r71 = r67; r72 = (i64)r71; r73 = r68; r74 = (i64)r73; r75 = r74 <= r72; if (!r75) goto b102;
 #line 168 "nest.go"
-	r78 = (u64)r72 * (u64)r0; r79 = (u64)r78 + (u64)r74; if ((u64)r79 >= (u64)r35) { qd_site = 0; qd_x = r79; qd_y = r35; goto qd_fault; } r80 = r34 + r79 * 4; r81 = *(float *)r80; r82 = r81 * r38; r83 = r80; *(float *)r83 = r82; if (!r84) goto b82; r42 = 0ll;
+	r78 = (u64)r72 * (u64)r0; r79 = (u64)r78 + (u64)r74; if ((u64)r79 >= (u64)r35) { qd_site = 0; qd_x = r79; qd_y = r35; goto qd_fault; } r80 = r34 + r79 * 4; r81 = *(float *)r80; r82 = r81 * r38; r83 = r80; *(float *)r83 = r82; if (!r84) goto b102; r42 = 0ll;
 #line 170 "nest.go"
 	r87 = (u64)r72 * (u64)r41; r92 = (u64)r74 * (u64)r41; r97 = r80; r100 = r80; r166 = r87; r167 = r50 + r166 * 4; r168 = r92; r169 = r50 + r168 * 4;
-b80: // rangeint.body (checked if)
+b100: // rangeint.body (checked if)
 #line 170 "nest.go"
-	r88 = (u64)r87 + (u64)r42; if ((u64)r88 >= (u64)r51) { qd_site = 1; qd_x = r88; qd_y = r51; goto qd_fault; } r89 = r167; r90 = *(float *)r89; r91 = r54 * r90; r93 = (u64)r92 + (u64)r42; if ((u64)r93 >= (u64)r51) { qd_site = 2; qd_x = r93; qd_y = r51; goto qd_fault; } r94 = r169; r95 = *(float *)r94; r96 = r91 * r95; r98 = *(float *)r97; r99 = r98 + r96; *(float *)r100 = r99; r101 = (u64)r42 + 1ull; r102 = r101 < r41; if (!r102) goto b82; r42 = r101; r167 = r167 + 4ll; r169 = r169 + 4ll; goto b80;
-b82: // latch (checked if)
+	r88 = (u64)r87 + (u64)r42; if ((u64)r88 >= (u64)r51) { qd_site = 1; qd_x = r88; qd_y = r51; goto qd_fault; } r89 = r167; r90 = *(float *)r89; r91 = r54 * r90; r93 = (u64)r92 + (u64)r42; if ((u64)r93 >= (u64)r51) { qd_site = 2; qd_x = r93; qd_y = r51; goto qd_fault; } r94 = r169; r95 = *(float *)r94; r96 = r91 * r95; r98 = *(float *)r97; r99 = r98 + r96; *(float *)r100 = r99; r101 = (u64)r42 + 1ull; r102 = r101 < r41; if (!r102) goto b102; r42 = r101; r167 = r167 + 4ll; r169 = r169 + 4ll; goto b100;
+b102: // latch (checked if)
 #line 166 "nest.go"
-	r13 = r13 + r18; r76 = r13 >= r8; if (!r76) goto b84; r13 = r13 - r8; r19 = r19 + 1ull;
-b84: // stepped (checked if)
+	r13 = r13 + r18; r76 = r13 >= r8; if (!r76) goto b104; r13 = r13 - r8; r19 = r19 + 1ull;
+b104: // stepped (checked if)
 #line 166 "nest.go"
-	r19 = r19 + r16; goto b75;
-b85: // divide in 64 bits
+	r19 = r19 + r16; goto b95;
+b105: // divide in 64 bits
 #line 166 "nest.go"
 	r346 = qd_div_u64(r12, r8); goto b6;
-b86: // divide in 64 bits
+b106: // divide in 64 bits
 #line 166 "nest.go"
 	r338 = qd_div_u64(r10, r8); goto b4;
 qd_fault: {

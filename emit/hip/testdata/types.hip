@@ -837,7 +837,7 @@ extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	bool r240 = 0, r248 = 0, r249 = 0, r250 = 0, r297 = 0, r298 = 0, r303 = 0, r320 = 0;
 	bool r337 = 0, r341 = 0, r345 = 0, r349 = 0, r357 = 0, r359 = 0, r374 = 0, r411 = 0;
 	bool r419 = 0, r431 = 0, r442 = 0, r443 = 0, r444 = 0, r450 = 0, r451 = 0, r452 = 0;
-	bool r453 = 0, r457 = 0, r460 = 0;
+	bool r453 = 0, r457 = 0, r458 = 0, r461 = 0, r462 = 0;
 	i32 r178 = 0, r252 = 0, r254 = 0, r255 = 0, r256 = 0, r257 = 0, r258 = 0, r259 = 0;
 	i32 r260 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0;
 	i32 r268 = 0, r273 = 0, r274 = 0, r277 = 0, r278 = 0, r279 = 0, r283 = 0, r284 = 0;
@@ -864,7 +864,7 @@ extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	i64 r347 = 0, r351 = 0, r352 = 0, r353 = 0, r360 = 0, r361 = 0, r362 = 0, r363 = 0;
 	i64 r364 = 0, r365 = 0, r366 = 0, r367 = 0, r368 = 0, r369 = 0, r370 = 0, r371 = 0;
 	i64 r373 = 0, r375 = 0, r430 = 0, r433 = 0, r438 = 0, r446 = 0, r455 = 0, r456 = 0;
-	i64 r458 = 0, r459 = 0;
+	i64 r459 = 0, r460 = 0;
 	u32 r251 = 0, r253 = 0, r269 = 0, r270 = 0, r271 = 0, r272 = 0, r275 = 0, r276 = 0;
 	u32 r280 = 0, r281 = 0, r282 = 0, r376 = 0, r377 = 0, r380 = 0, r382 = 0, r383 = 0;
 	u32 r386 = 0, r387 = 0, r410 = 0, r412 = 0, r413 = 0, r414 = 0, r418 = 0, r420 = 0;
@@ -912,76 +912,88 @@ extern "C" __global__ void MatAcc_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r452 = r450 | r451;
 	r453 = r444 & r452;
 #line 92 "types.go"
-	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b75; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r408 = r8 | r6; r409 = r408 >> 32; r410 = (u32)r409; r411 = r410 == 0u; if (!r411) goto b87; r412 = (u32)r8; r413 = (u32)r6; r414 = qd_div_u32(r412, r413); r407 = (u64)r414;
+	r0 = p6; r1 = r0 > 0ll; if (!r1) goto b95; r2 = (u64)r0; r5 = r2; r6 = r5; r7 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x); r8 = (u64)r7; r9 = (i64)((u64)gridDim.x * blockDim.x); r10 = (u64)r9; r408 = r8 | r6; r409 = r408 >> 32; r410 = (u32)r409; r411 = r410 == 0u; if (!r411) goto b107; r412 = (u32)r8; r413 = (u32)r6; r414 = qd_div_u32(r412, r413); r407 = (u64)r414;
 b4: // setup
 #line 92 "types.go"
-	r12 = r407; r13 = r12 * r6; r11 = r8 - r13; r416 = r10 | r6; r417 = r416 >> 32; r418 = (u32)r417; r419 = r418 == 0u; if (!r419) goto b86; r420 = (u32)r10; r421 = (u32)r6; r422 = qd_div_u32(r420, r421); r415 = (u64)r422;
+	r12 = r407; r13 = r12 * r6; r11 = r8 - r13; r416 = r10 | r6; r417 = r416 >> 32; r418 = (u32)r417; r419 = r418 == 0u; if (!r419) goto b106; r420 = (u32)r10; r421 = (u32)r6; r422 = qd_div_u32(r420, r421); r415 = (u64)r422;
 b6: // setup
 #line 92 "types.go"
 	r14 = r415; r15 = r14 * r6; r16 = r10 - r15; r17 = r12; r90 = p6; r91 = (u64)r90 + (u64)(-1ll); r92 = (u64)r91 * (u64)r0; r93 = r92 >= 0ll; r3 = r2;
 #line 95 "types.go"
-	r49 = p1; r48 = p0; r44 = p5; r43 = p4; r38 = p3; r37 = p2; if (!r93) goto b76; r95 = r2; r94 = (u64)r91; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; if (!r97) goto b76; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; if (!r101) goto b76; r104 = true; if (!r104) goto b76; r105 = (u64)r100; r87 = (u64)r49; r106 = r105 < r87; if (!r106) goto b76; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r182 = p6; r184 = (u64)r182 - 1ull; r186 = (u64)r182 * (u64)r184; r188 = p3; r241 = r182 | r188; r202 = p5; r242 = r241 | r202; r214 = (u64)r182 * (u64)r182; r243 = r242 | r214; r222 = (u64)r182 + (u64)(-1ll); r223 = r222 > 0ll ? r222 : 0ll; r225 = (u64)r223 + (u64)r186; r244 = r243 | r225; r227 = (u64)r223 * (u64)r182; r229 = (u64)r202 - 1ull; r231 = (u64)r227 + (u64)r229; r232 = r231 <= 2147483647ll; r233 = (u64)r227 + (u64)r184; r245 = r244 | r233; r235 = (u64)r186 + (u64)r229; r236 = r235 <= 2147483647ll; r237 = (u64)r182 * 4ull; r246 = r245 | r237; r247 = (u64)r246; r248 = r247 <= 2147483647ull; r249 = r248 & r232; r250 = r249 & r236; if (!r250) goto b76; r378 = (i32)r0; r124 = (u64)r38; r380 = (u32)r124; r132 = r129 - 1ull; r382 = (u32)r132; r271 = r382; r135 = r124 - 1ull; r383 = (u32)r135; r138 = (u64)r44; r386 = (u32)r138; r143 = r138 - 1ull; r387 = (u32)r143; r389 = r378; r278 = r389; r391 = (i32)r271; r343 = (u64)r391; r401 = r378; r286 = r401; r287 = r286; r364 = (i64)r287; r372 = (i32)r364; r373 = (i64)r372; r406 = (i32)r373; r374 = r406 == r287; r375 = (u64)r373 * 4ull; r405 = r378; r292 = r405; r293 = r292; r294 = (u32)r293 * 4u; r397 = r378; r371 = (i64)r294;
+	r49 = p1; r48 = p0; r44 = p5; r43 = p4; r38 = p3; r37 = p2; if (!r93) goto b96; r95 = r2; r94 = (u64)r91; r96 = __umul64hi(r94, r95); r97 = r96 == 0ull; if (!r97) goto b96; r100 = (u64)r92 + (u64)r91; r101 = r100 >= 0ll; if (!r101) goto b96; r104 = true; if (!r104) goto b96; r105 = (u64)r100; r87 = (u64)r49; r106 = r105 < r87; if (!r106) goto b96; r129 = r2; r130 = r129 + 4611686018427387904ull; r131 = r130 <= 9223372036854775808ull; r182 = p6; r184 = (u64)r182 - 1ull; r186 = (u64)r182 * (u64)r184; r188 = p3; r241 = r182 | r188; r202 = p5; r242 = r241 | r202; r214 = (u64)r182 * (u64)r182; r243 = r242 | r214; r222 = (u64)r182 + (u64)(-1ll); r223 = r222 > 0ll ? r222 : 0ll; r225 = (u64)r223 + (u64)r186; r244 = r243 | r225; r227 = (u64)r223 * (u64)r182; r229 = (u64)r202 - 1ull; r231 = (u64)r227 + (u64)r229; r232 = r231 <= 2147483647ll; r233 = (u64)r227 + (u64)r184; r245 = r244 | r233; r235 = (u64)r186 + (u64)r229; r236 = r235 <= 2147483647ll; r237 = (u64)r182 * 4ull; r246 = r245 | r237; r247 = (u64)r246; r248 = r247 <= 2147483647ull; r249 = r248 & r232; r250 = r249 & r236; if (!r250) goto b96; r378 = (i32)r0; r124 = (u64)r38; r380 = (u32)r124; r132 = r129 - 1ull; r382 = (u32)r132; r271 = r382; r135 = r124 - 1ull; r383 = (u32)r135; r138 = (u64)r44; r386 = (u32)r138; r143 = r138 - 1ull; r387 = (u32)r143; r389 = r378; r278 = r389; r391 = (i32)r271; r343 = (u64)r391; r401 = r378; r286 = r401; r287 = r286; r364 = (i64)r287; r372 = (i32)r364; r373 = (i64)r372; r406 = (i32)r373; r374 = r406 == r287; r375 = (u64)r373 * 4ull; r405 = r378; r292 = r405; r293 = r292; r294 = (u32)r293 * 4u; r397 = r378; r371 = (i64)r294;
 b15: // head (int32)
 #line 92 "types.go"
-	r295 = r17; r296 = r11; r297 = r296 < r6; if (!r297) goto b75; r298 = r295 < r3; if (!r298) goto b75; r376 = (u32)r295; r251 = r376; r252 = (i32)r251; r377 = (u32)r296; r253 = r377; r254 = (i32)r253; r29 = 0ll; r267 = (u32)r252 * (u32)r378; r268 = r267; r269 = (u32)r268; r341 = r269 < r380; if (!r341) goto b72; if (!r131) goto b72; r272 = r383 - r269; r345 = r271 <= r272; if (!r345) goto b72; r274 = r254; r275 = (u32)r274; r349 = r275 < r386; if (!r349) goto b72; r279 = (u32)r278 + (u32)r254; r280 = (u32)r279; r281 = r280 - r275; r390 = (i32)r281; r355 = (u64)r390; r356 = __umul64hi(r355, r343); r357 = r356 == 0ull; if (!r357) goto b72; r282 = r281 * r271; r276 = r387 - r275; r359 = r282 <= r276; if (!r359) goto b72;
+	r295 = r17; r296 = r11; r297 = r296 < r6; if (!r297) goto b95; r298 = r295 < r3; if (!r298) goto b95; r376 = (u32)r295; r251 = r376; r252 = (i32)r251; r377 = (u32)r296; r253 = r377; r254 = (i32)r253; r29 = 0ll; r267 = (u32)r252 * (u32)r378; r268 = r267; r269 = (u32)r268; r341 = r269 < r380; if (!r341) goto b92; if (!r131) goto b92; r272 = r383 - r269; r345 = r271 <= r272; if (!r345) goto b92; r274 = r254; r275 = (u32)r274; r349 = r275 < r386; if (!r349) goto b92; r279 = (u32)r278 + (u32)r254; r280 = (u32)r279; r281 = r280 - r275; r390 = (i32)r281; r355 = (u64)r390; r356 = __umul64hi(r355, r343); r357 = r356 == 0ull; if (!r357) goto b92; r282 = r281 * r271; r276 = r387 - r275; r359 = r282 <= r276; if (!r359) goto b92;
 #line 95 "types.go"
-	r255 = r267; r256 = (u32)r255 + (u32)r254; r257 = r267; r305 = (i64)r256; r315 = r48 + r305 * 4; r318 = r315; r283 = r257; r360 = (i64)r283; r155 = r37 + r360 * 4; r285 = r254; r362 = (i64)r285; r158 = r43 + r362 * 4; if (!r374) goto b72; if (!r453) goto b52; r454 = *(float *)r315; r455 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r456 = (u64)r455 - 8ull;
-b29: // unroll guard
+	r255 = r267; r256 = (u32)r255 + (u32)r254; r257 = r267; r305 = (i64)r256; r315 = r48 + r305 * 4; r283 = r257; r360 = (i64)r283; r155 = r37 + r360 * 4; r285 = r254; r362 = (i64)r285; r158 = r43 + r362 * 4; if (!r374) goto b92; if (!r453) goto b68; r454 = *(float *)r315; r455 = r0 > (-9223372036854775793ll) ? r0 : (-9223372036854775793ll); r456 = (u64)r455 - 15ull; r457 = r29 < r456; if (!r457) goto b63;
+b29: // rangeint.body (int32) (unrolled 0)
 #line 95 "types.go"
-	r457 = r29 < r456; if (!r457) goto b46; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; goto b29;
-b46: // rangeint.body (int32)
+	r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r458 = r319 < r456; if (!r458) goto b61; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; goto b29;
+b61: // unroll exit test
 #line 95 "types.go"
-	r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; if (!r320) goto b48; r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1; goto b46;
-b48: // accumulators stored
+	r320 = r319 < r0; if (!r320) goto b64;
+b62: // edge 5→5 (int32)
+#line 95 "types.go"
+	r29 = r319; r155 = r155 + 4ll; r158 = r158 + r375 * 1;
+b63: // rangeint.body (int32)
+#line 95 "types.go"
+	r308 = r155; r309 = *(float *)r308; r312 = r158; r313 = *(float *)r312; r314 = r309 * r313; r316 = r454; r317 = r316 + r314; r454 = r317; r319 = (u64)r29 + 1ull; r320 = r319 < r0; if (r320) goto b62;
+b64: // accumulators stored
 #line 95 "types.go"
 	*(float *)r315 = r454;
-b49: // latch (int32)
+b65: // latch (int32)
 #line 92 "types.go"
-	r11 = r11 + r16; r303 = r11 >= r6; if (!r303) goto b51; r11 = r11 - r6; r17 = r17 + 1ull;
-b51: // stepped (int32)
+	r11 = r11 + r16; r303 = r11 >= r6; if (!r303) goto b67; r11 = r11 - r6; r17 = r17 + 1ull;
+b67: // stepped (int32)
 #line 92 "types.go"
 	r17 = r17 + r14; goto b15;
-b52: // unroll setup
+b68: // unroll guard
 #line 92 "types.go"
-	r458 = r0 > (-9223372036854775800ll) ? r0 : (-9223372036854775800ll); r459 = (u64)r458 - 8ull;
-b53: // unroll guard
-#line 92 "types.go"
-	r460 = r29 < r459; if (!r460) goto b70;
+	r459 = r0 > (-9223372036854775799ll) ? r0 : (-9223372036854775799ll); r460 = (u64)r459 - 9ull; r461 = r29 < r460;
 #line 95 "types.go"
-	r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; goto b53;
-b70: // rangeint.body (int32) (slices overlap)
+	r318 = r315; if (!r461) goto b91;
+b69: // rangeint.body (int32) (slices overlap) (unrolled 0)
 #line 95 "types.go"
-	r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; if (!r431) goto b49; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; goto b70;
-b72: // preheader (int32)
+	r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r462 = r430 < r460; if (!r462) goto b89; r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1; goto b69;
+b89: // unroll exit test
+#line 95 "types.go"
+	r431 = r430 < r0; if (!r431) goto b65;
+b90: // edge 5→5 (int32) (slices overlap)
+#line 95 "types.go"
+	r29 = r430; r155 = r155 + 4ll; r158 = r158 + r375 * 1;
+b91: // rangeint.body (int32) (slices overlap)
+#line 95 "types.go"
+	r423 = r155; r424 = *(float *)r423; r425 = r158; r426 = *(float *)r425; r427 = r424 * r426; r428 = *(float *)r315; r429 = r428 + r427; *(float *)r318 = r429; r430 = (u64)r29 + 1ull; r431 = r430 < r0; if (r431) goto b90; goto b65;
+b92: // preheader (int32)
 #line 95 "types.go"
 	r261 = r267; r262 = (u32)r261 + (u32)r254; r263 = r267; r322 = (i64)r262; r332 = r48 + r322 * 4; r335 = r332; r289 = r263; r366 = (i64)r289; r171 = r37 + r366 * 4; r291 = r254; r368 = (i64)r291; r174 = r43 + r368 * 4;
-b73: // rangeint.body (checked) (int32)
+b93: // rangeint.body (checked) (int32)
 #line 95 "types.go"
-	r395 = (i32)r29; r264 = (u32)r263 + (u32)r395; r324 = (i64)r264; if ((u64)r324 >= (u64)r38) { qd_site = 0; qd_x = r324; qd_y = r38; goto qd_fault; } r325 = r171; r326 = *(float *)r325; r396 = r395; r265 = (u32)r396 * (u32)r397; r266 = (u32)r265 + (u32)r254; r328 = (i64)r266; if ((u64)r328 >= (u64)r44) { qd_site = 1; qd_x = r328; qd_y = r44; goto qd_fault; } r329 = r174; r330 = *(float *)r329; r331 = r326 * r330; r333 = *(float *)r332; r334 = r333 + r331; *(float *)r335 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; if (!r337) goto b49; r29 = r336; r171 = r171 + 4ll; r174 = r174 + r371 * 1; goto b73;
-b75: // exit
+	r395 = (i32)r29; r264 = (u32)r263 + (u32)r395; r324 = (i64)r264; if ((u64)r324 >= (u64)r38) { qd_site = 0; qd_x = r324; qd_y = r38; goto qd_fault; } r325 = r171; r326 = *(float *)r325; r396 = r395; r265 = (u32)r396 * (u32)r397; r266 = (u32)r265 + (u32)r254; r328 = (i64)r266; if ((u64)r328 >= (u64)r44) { qd_site = 1; qd_x = r328; qd_y = r44; goto qd_fault; } r329 = r174; r330 = *(float *)r329; r331 = r326 * r330; r333 = *(float *)r332; r334 = r333 + r331; *(float *)r335 = r334; r336 = (u64)r29 + 1ull; r337 = r336 < r0; if (!r337) goto b65; r29 = r336; r171 = r171 + 4ll; r174 = r174 + r371 * 1; goto b93;
+b95: // exit
 #line 95 "types.go"
 	return;
-b76: // preheader
+b96: // preheader
 #line 95 "types.go"
 	r167 = r0; r168 = r167; r169 = (u64)r168 * 4ull;
-b77: // head (checked if)
+b97: // head (checked if)
 #line 92 "types.go"
-	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b75; r60 = r57 < r3; if (!r60) goto b75; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r29 = 0ll;
+	r57 = r17; r58 = r11; r59 = r58 < r6; if (!r59) goto b95; r60 = r57 < r3; if (!r60) goto b95; r61 = r57; r62 = (i64)r61; r63 = r58; r64 = (i64)r63; r29 = 0ll;
 #line 95 "types.go"
 	r70 = (u64)r62 * (u64)r0; r71 = (u64)r70 + (u64)r64; r72 = r70; r81 = r48 + r71 * 4; r84 = r81; r162 = r72; r163 = r37 + r162 * 4; r165 = r64; r166 = r43 + r165 * 4;
-b81: // rangeint.body (checked if)
+b101: // rangeint.body (checked if)
 #line 95 "types.go"
-	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b83; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b81;
-b83: // latch (checked if)
+	r73 = (u64)r72 + (u64)r29; if ((u64)r73 >= (u64)r38) { qd_site = 0; qd_x = r73; qd_y = r38; goto qd_fault; } r74 = r163; r75 = *(float *)r74; r76 = (u64)r29 * (u64)r0; r77 = (u64)r76 + (u64)r64; if ((u64)r77 >= (u64)r44) { qd_site = 1; qd_x = r77; qd_y = r44; goto qd_fault; } r78 = r166; r79 = *(float *)r78; r80 = r75 * r79; if ((u64)r71 >= (u64)r49) { qd_site = 2; qd_x = r71; qd_y = r49; goto qd_fault; } r82 = *(float *)r81; r83 = r82 + r80; *(float *)r84 = r83; r85 = (u64)r29 + 1ull; r86 = r85 < r0; if (!r86) goto b103; r29 = r85; r163 = r163 + 4ll; r166 = r166 + r169 * 1; goto b101;
+b103: // latch (checked if)
 #line 92 "types.go"
-	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b85; r11 = r11 - r6; r17 = r17 + 1ull;
-b85: // stepped (checked if)
+	r11 = r11 + r16; r65 = r11 >= r6; if (!r65) goto b105; r11 = r11 - r6; r17 = r17 + 1ull;
+b105: // stepped (checked if)
 #line 92 "types.go"
-	r17 = r17 + r14; goto b77;
-b86: // divide in 64 bits
+	r17 = r17 + r14; goto b97;
+b106: // divide in 64 bits
 #line 92 "types.go"
 	r415 = qd_div_u64(r10, r6); goto b6;
-b87: // divide in 64 bits
+b107: // divide in 64 bits
 #line 92 "types.go"
 	r407 = qd_div_u64(r8, r6); goto b4;
 qd_fault: {
