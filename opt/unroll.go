@@ -29,7 +29,7 @@ const (
 	// thread a column. nvcc's code for such loops has sixteen too. Loads
 	// in flight, not copies, are what cost registers: each holds one
 	// until its value is used.
-	loadsInFlight  = 16
+	loadsInFlight  = 32
 	maxSmallFactor = 16
 )
 
@@ -129,10 +129,11 @@ func divisionSize(t ir.Type) int {
 type counted struct {
 	iv    *analysis.IndVar
 	bound ir.Arg
-	tests map[int]bool // blocks whose branch is an index test
-	slack int64        // 1 if a test compares i+step, else 0
-	le    bool         // the tests are x <= bound: x < bound+1 without overflow
-	step  int64        // what an iteration adds to i, 1 unless steppedLoop found more
+	tests map[int]bool       // blocks whose branch is an index test
+	slack int64              // 1 if a test compares i+step, else 0
+	le    bool               // the tests are x <= bound: x < bound+1 without overflow
+	step  int64              // what an iteration adds to i, 1 unless steppedLoop found more
+	exit  *analysis.ExitTest // the last test found, the only one where tests has one block
 
 	// offsets are the tests' offsets in steps, by block: 1 where a test
 	// compares i+step, else 0.
@@ -203,6 +204,7 @@ func steppedLoop(an *analysis.Analysis, lp *ir.Loop, maxStep int64) (counted, bo
 		c.bound, c.le = bound, le
 		c.tests[test.Block] = true
 		c.offsets[test.Block] = offset
+		c.exit = test
 	}
 	return c, len(c.tests) > 0
 }
@@ -240,11 +242,21 @@ func (c *counted) start() (uint64, bool) {
 // iteration more than it runs (k = factor), and a trip count that is a
 // multiple of factor leaves a whole chunk's iterations to the loop. Where
 // the copies are there to keep loads in flight (factor above
-// smallBodyFactor: few threads, each waiting on the memory), the last
-// copy keeps its tests instead: a column's norm over 4096 rows ran 255
-// chunks of sixteen loads and then sixteen loads one by one, each a whole
-// wait for the memory. Elsewhere one more test a chunk costs more than
-// the iterations it saves.
+// smallBodyFactor: few threads, each waiting on the memory, or an inner
+// product's two loads), those iterations would each be a whole wait for
+// the memory: a column's norm over 4096 rows ran 255 chunks of sixteen
+// loads and then sixteen loads one by one. There the chunks run up to the
+// bound (k = (factor-1)×step): where the loop has one test, the last
+// copy's test becomes the guard of the next chunk, on the counter that
+// chunk starts from, and where that fails the loop's own test decides,
+// once per thread, between the loop and its exit:
+//
+//	last copy:  if i+step < limit goto chunk else exit test
+//	exit test:  if i+step < bound goto loop else leave
+//
+// A loop with more tests keeps its last copy's tests instead, one more
+// test a chunk. Elsewhere one more test a chunk costs more than the
+// iterations it saves.
 //
 // Where the loop reads its counter only to step and test it, as once
 // strength reduction has turned its element addresses into stepping
@@ -260,9 +272,13 @@ func unrollCounted(an *analysis.Analysis, lp *ir.Loop, c counted, factor int) {
 	if typ.Bits() == 32 { // the limit saturates in 32 bits as well
 		wide, lowest = typ, typ.Normalize(lowest>>32)
 	}
-	keepLast := c.slack == 1 && factor > smallBodyFactor
+	// keepLast and fold both leave the last copy's test to decide the
+	// next chunk, so the chunk's reach k is the same for both; counting
+	// down, where it applies, keeps that test as countChunks needs it.
+	lastTest := c.slack == 1 && factor > smallBodyFactor
+	keepLast := lastTest
 	steps := int64(factor) - 1 + c.slack
-	if keepLast {
+	if lastTest {
 		steps--
 	}
 	k := uint64(steps * max(c.step, 1))
@@ -270,15 +286,21 @@ func unrollCounted(an *analysis.Analysis, lp *ir.Loop, c counted, factor int) {
 		k--
 	}
 	down := countDown(an, lp, c, factor, k, keepLast)
+	fold := !down && lastTest && len(c.tests) == 1 && c.exit.Compare.Block == c.exit.Block
+	if fold {
+		keepLast = false
+	}
 	setup := t.NewBlock("unroll setup")
 	var guard *ir.Block // where a chunk that ran to its end goes
 	var room ir.Reg
-	var left ir.Reg // with down, what is left of the count
+	var left ir.Reg  // with down, what is left of the count
+	var limit ir.Reg // without down, the guard's bound on the counter
 	if down {
 		left, room = countLeft(t, setup, c, k)
 	} else {
 		bound := convert(t, setup, c.bound, typ, wide)
-		floor, limit := t.NewReg(wide), t.NewReg(wide)
+		floor := t.NewReg(wide)
+		limit = t.NewReg(wide)
 		setup.Instrs = append(setup.Instrs,
 			ir.Instr{Op: ir.OpMax, Type: wide, Dst: floor, Args: []ir.Arg{bound, ir.Imm(wide, lowest+k)}},
 			ir.Instr{Op: ir.OpSub, Type: wide, Dst: limit, Args: []ir.Arg{ir.R(floor), ir.Imm(wide, k)}})
@@ -308,7 +330,7 @@ func unrollCounted(an *analysis.Analysis, lp *ir.Loop, c counted, factor int) {
 		for _, b := range blocks {
 			orig := t.Blocks[b]
 			nb := copyBlock(t, orig, fmt.Sprintf("%s (unrolled %d)", orig.Comment, k), nil)
-			if c.tests[b] && !(keepLast && k == factor-1) {
+			if c.tests[b] && !((keepLast || fold) && k == factor-1) {
 				nb.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{orig.Term.Succs[0]}}
 			}
 			copies[k][b] = nb.Index
@@ -320,11 +342,17 @@ func unrollCounted(an *analysis.Analysis, lp *ir.Loop, c counted, factor int) {
 	} else {
 		guard.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(room), Succs: [2]int{chunk, lp.Header}}
 	}
+	if fold {
+		conv := func(b *ir.Block, a ir.Arg, from, to ir.Type) ir.Arg { return convert(t, b, a, from, to) }
+		foldLastTest(t, t.Blocks[copies[factor-1][c.exit.Block]], c.exit.Compare.At, typ, wide, limit, conv)
+	}
 	for k := range factor {
 		for _, b := range blocks {
 			succs := t.Blocks[copies[k][b]].Term.Successors()
 			for j, s := range succs {
 				switch {
+				case s == lp.Header && k == factor-1 && fold:
+					succs[j] = copies[0][lp.Header]
 				case s == lp.Header && k == factor-1:
 					succs[j] = guard.Index
 				case s == lp.Header:
@@ -592,4 +620,53 @@ func renameRegs(in *ir.Instr, rename map[ir.Reg]ir.Reg) {
 			in.Args[j] = ir.R(r)
 		}
 	}
+}
+
+// foldLastTest makes the test of a chunk's last copy, the comparison at
+// at in b, the guard of the next chunk: b goes on where the counter it
+// compares is below limit, and otherwise to a new block that branches on
+// the test's own outcome. The comparison reads the counter side first
+// (steppedLoop), and the guard reads it where the comparison did, so both
+// see one value. Where nothing after the comparison in b assigns what it
+// reads or reads what it assigns, the comparison moves to the new block:
+// the chunk then computes one test, not two.
+func foldLastTest(t *ir.Task, b *ir.Block, at int, typ, wide ir.Type, limit ir.Reg, conv func(*ir.Block, ir.Arg, ir.Type, ir.Type) ir.Arg) {
+	test := b.Instrs[at]
+	exit := t.NewBlock("unroll exit test")
+	exit.Term = b.Term
+	if comparisonMoves(b, at) {
+		b.Instrs = slices.Delete(b.Instrs, at, at+1)
+		exit.Instrs = []ir.Instr{test}
+	} else {
+		at++
+	}
+	scratch := &ir.Block{}
+	x := conv(scratch, test.Args[0], typ, wide)
+	room := t.NewReg(ir.Bool)
+	scratch.Instrs = append(scratch.Instrs, ir.Instr{Op: ir.OpLt, Type: wide, Dst: room, Args: []ir.Arg{x, ir.R(limit)}})
+	b.Instrs = slices.Insert(b.Instrs, at, scratch.Instrs...)
+	b.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(room), Succs: [2]int{b.Term.Succs[0], exit.Index}}
+}
+
+// comparisonMoves reports whether the comparison at in b, whose result is
+// b's branch condition, can run at b's end instead: nothing after it in b
+// assigns its operands or its result, or reads its result.
+func comparisonMoves(b *ir.Block, at int) bool {
+	test := b.Instrs[at]
+	if b.Term.Cond.Imm || b.Term.Cond.Reg != test.Dst {
+		return false
+	}
+	for _, x := range b.Instrs[at+1:] {
+		for _, a := range x.Args {
+			if !a.Imm && a.Reg == test.Dst {
+				return false
+			}
+		}
+		for _, d := range x.Defs() {
+			if d == test.Dst || slices.ContainsFunc(test.Args, func(a ir.Arg) bool { return !a.Imm && a.Reg == d }) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -460,20 +460,20 @@ func TestSuiteCodegen(t *testing.T) {
 		// max(x, 0) is a comparison and a select.
 		{"Options_0", `setp\.gtu\.f32`, 8 * (bodies + 1)},
 		// The inner products step pointers, the one along a row by 4
-		// bytes, in each of the 8 unrolled copies (a loop body this small
-		// is unrolled eight times) and the remainder loop of the copy
-		// without checks. The copies that keep their checks are not
+		// bytes, in each of the unrolled copies (Matmul's body, two loads
+		// an iteration, is unrolled sixteen times) and the remainder loop
+		// of the copy without checks. The copies that keep their checks are not
 		// unrolled, so that their registers do not cost the fast copy
 		// occupancy. Matmul's inner loop comes once without checks and
 		// twice with them (its own copy, and the outer loop's); MatVec's
 		// once without and once with: x[j], j < n, is decided before the
 		// outer loop, by n ≤ len(x).
-		{"Matmul_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 8 + 1 + 2},
+		{"Matmul_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 16 + 1 + 2},
 		{"MatVec_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 8 + 1 + 1},
-		{"Matmul_0", `ld\.global\.f32`, 2*(8+1) + 2*2},
+		{"Matmul_0", `ld\.global\.f32`, 2*(16+1) + 2*2},
 		// A column's norm loads once an iteration: its loop is unrolled
-		// sixteen times, so that as many loads are in flight as in an
-		// inner product's eight copies, then the remainder loop, and the
+		// sixteen times, as an inner product's is, then the remainder
+		// loop, and the
 		// copy with checks. The pointer down the column steps by the row
 		// length in bytes, a 32-bit count widened by one multiply before
 		// the loop, where a test finds it fits (opt.NarrowPointerSteps):
