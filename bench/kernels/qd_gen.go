@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "4d46ac55e9810ec0681a709459d7d2aa0f0b6b4d4872a3e524a3fd8167833f46"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d093396f3b2b1de0d7943f6347076db7223777fa18305e0a55f936b824967671"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "47766a0220c12b3f7f4727e46567e48484a663c0fdad19c6fc6ccbfcc5da6539"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d4401ac9c81e3e3ee8d2e62601e2558ed5163a4890cebe383b9d027df62f803d"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "c09d6cf3607ca18125d362546f9d04816b50ca450722ec2d0aa5346a59923bb6"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "5524124a58f2d5653893fa229e028da6decbf7abd6e9fc00e50a5e629ba24474"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "bd3f42ef47b5851c6b49870f49b7a453d6eccdee6dd7dcbd2389b4433f614354"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "3f3dd662ae8fe17982d15310445aa80db785678e80d767bb208dff7e2c973636"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultDivide,

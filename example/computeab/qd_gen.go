@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "57d932be10548e89440880fffadfd120b4eda03a76666a74d93266db6fb3d985"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d9513ec494d320b04d048d8882515b85c9938197c53f71e1e3134daedb4698b5"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "f134d78c8ca781e8463af05219fbad33cecea2fbe9afddb60e3fd01e4b51f6bb"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "5a61d558c9396002b91317ba5e01499dcdee5e34067a2b060e68d630fad91091"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "11ac6fbf28e981e76cb03ae17b2f2839b6ed37661717a63c65ec26f9084f2d31"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "4570e8695e5549435f74cf00e8b9ebfc0e0302ab189e7773cec9f1eef0709194"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d037aed1a75d2ff96e23f8f21d94b3ba4a5571a5b7bbc94b5d2f0b47be09cf4c"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1ea3db5fbcd8647d176bb127707b9dc71b205ef7cd22f393e9ca379d5d806acc"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

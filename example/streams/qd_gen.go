@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "447a32deb761abfcf39c939eb72bfe5bcd92762f3d176aee87b610e5b11c4dbf"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "7a66ba0ec07bf8cf0bb4936a81767736b89b20284925628cabcb74f8c268b047"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "cfdd3d4839ab3aebea6eaf4d80dd5db35ec27e65fa601fbcc206ea66002ac7c4"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "509a9aed3e42c3c52b66c74af459b12cc93f4e8cf4e4ebd5311be14c07c812f8"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
