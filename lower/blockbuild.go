@@ -56,6 +56,7 @@ func (l *lowerer) buildBlocks(fn *ssa.Function, pl *parLoop, bn *blockNest) *ir.
 	f.assume = func(iff *ssa.If) (int, bool) { return 0, pretests[iff] }
 	f.redirect = bn.redirect(latch, exit)
 	l.sharedAllocs, l.sharedNoZero, l.threadAllocs, l.threadOwn = bn.shared, bn.written, bn.perThread, bn.own
+	t.MaxRegs = twoBlockRegs(bn.perThread, t.Threads)
 	l.sharedNoWait = bn.ownZeroes
 
 	tb.cur = setup
@@ -305,4 +306,29 @@ func (f *frame) sharedAlloc(v *ssa.Alloc, elem types.Type) {
 	if !tb.l.sharedNoWait[v] {
 		tb.emit(ir.Instr{Op: ir.OpBarrier, Pos: v.Pos()})
 	}
+}
+
+// perThreadHeavy is the size, in bytes, from which a thread's own
+// variables (acc[ty][tx][8][8], held in registers) make a kernel heavy in
+// registers.
+const perThreadHeavy = 256
+
+// twoBlockRegs caps the registers of a thread whose own variables take
+// perThreadHeavy bytes or more at what leaves room for two blocks on a
+// multiprocessor, 65536/(2·threads): left to itself ptxas gave a tiled
+// SGEMM's 256 threads 150 registers, one block a multiprocessor, and no
+// block then works while the other waits at a barrier (3.8 ms at 128
+// registers, 5.9 at 150, on an H200). Other block kernels keep no cap:
+// a cap is a budget to ptxas as well as a bound, and under one of 128 the
+// halo stencil's 31 registers grew to 48 and its blocks a multiprocessor
+// from eight to five. 0 where there is no cap.
+func twoBlockRegs(perThread map[*ssa.Alloc]types.Type, threads int) int {
+	var bytes int64
+	for _, elem := range perThread {
+		bytes += hostSizes.Sizeof(elem)
+	}
+	if bytes < perThreadHeavy || threads <= 0 || threads > 256 {
+		return 0
+	}
+	return min(65536/(2*threads)&^7, 255)
 }

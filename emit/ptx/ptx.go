@@ -168,15 +168,6 @@ func (e *entry) write(b *strings.Builder) {
 			// Launched with exactly this block: ptxas may give each
 			// thread the registers a block of this size leaves.
 			fmt.Fprintf(b, ".reqntid %d, 1, 1\n", e.t.Threads)
-			if e.t.Kind == ir.BlockLevel && e.t.MaxRegs == 0 && e.t.Threads <= 512 {
-				// Two blocks to a multiprocessor at least, so that one
-				// block's sums go on while the other waits at a barrier:
-				// ptxas keeps a thread within 65536/(2·threads)
-				// registers (128 for 256 threads). Left to itself, it
-				// gave a tiled SGEMM 150 and one block, and ran it at
-				// two thirds of the speed.
-				b.WriteString(".minnctapersm 2\n")
-			}
 		}
 	}
 	b.WriteString("{\n")

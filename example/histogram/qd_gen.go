@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5719e5f5fd6593cc3e795903af8d3fe137c6ab82d249a4d9dd87c3b8cb79af35"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "848a30da624b2b28fcd91e0183510d56b9a019157713d2c5876ed299e2866a5e"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "14d43ad47d76d3c7ece3b7b8971861c644c332a1a16675a5c412090ff445400b"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "848a30da624b2b28fcd91e0183510d56b9a019157713d2c5876ed299e2866a5e"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

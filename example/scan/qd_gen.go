@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "11f6e8e24f2a425b319803c17d51f33e6035eba0283062f81dd9b0554b98ab38"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d2c6f982c307036dac834b5feb5748871833015ce817920bc231e22d04d55b24"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "ed3ff8237a23de8f4baf16a4531fc61347b76f7a00e933914ecdfeb58c0a6b52"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "d2c6f982c307036dac834b5feb5748871833015ce817920bc231e22d04d55b24"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

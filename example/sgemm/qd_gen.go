@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "6b6c1db0e0cf1f6faa656106c6cbfa14aa596ebd1e483d2111f696ea296c1657"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "704567ee4b0408fb1c498b7c88e2f60ead6535993fe80fc1f5bdcbb51f9fa146"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "fa1ec2738217fe988ee52a807b3df41ee7e31aa94f1480dcccb58fe2a2be7cd6"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "704567ee4b0408fb1c498b7c88e2f60ead6535993fe80fc1f5bdcbb51f9fa146"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "d037aed1a75d2ff96e23f8f21d94b3ba4a5571a5b7bbc94b5d2f0b47be09cf4c"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1ea3db5fbcd8647d176bb127707b9dc71b205ef7cd22f393e9ca379d5d806acc"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "7e1457b35492d2cbc543af2be9353f2f52c93a9f9a5d7e1d9f6a36f5e7936856"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "1ea3db5fbcd8647d176bb127707b9dc71b205ef7cd22f393e9ca379d5d806acc"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "5f358550c6b0a169071cb9dc128f2ae8cf204edbd33019c994e9442483cb98db"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f962559998826fbd14537c7bad864290157f29a893f8379fe33b0e3283226ec9"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "fae12cd1f1fdfd213dbdf92214dbd6c8a4ee685e1c042ac9fd005546cb7dd1c1"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "f962559998826fbd14537c7bad864290157f29a893f8379fe33b0e3283226ec9"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -12,7 +12,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rtimpl.ModuleSpec{
-	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "25f0c15f42278636be48628b5dd173607451b50ec8f4f256064beddbb8212552"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "faf58119a911fa7a0012112505ce1a3ffecacd703ca025e95cb5e11b7be7f321"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
+	Images: []rtimpl.Image{{Kind: rtimpl.ImagePTX, Data: qdPTX, Sum: "b7c8e0da714c8c4699613e956d99b404b553637121a0fd07433bcba0d6bcb0ae"}, {Kind: rtimpl.ImageHIP, Data: qdHIP, Sum: "faf58119a911fa7a0012112505ce1a3ffecacd703ca025e95cb5e11b7be7f321"}, {Kind: rtimpl.ImageIR, Data: qdIR}},
 	Kernels: []rtimpl.KernelSpec{{
 		Faults: []rtimpl.FaultSite{{
 			Kind: rt.FaultIndex,
