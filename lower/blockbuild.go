@@ -327,8 +327,8 @@ func twoBlockRegs(perThread map[*ssa.Alloc]types.Type, threads int) int {
 	for _, elem := range perThread {
 		bytes += hostSizes.Sizeof(elem)
 	}
-	if bytes < perThreadHeavy || threads <= 0 || threads > 256 {
-		return 0
+	if bytes < perThreadHeavy || threads <= 0 || 65536/(2*threads) >= 255 {
+		return 0 // blocks of 128 threads or fewer fit two at any count
 	}
-	return min(65536/(2*threads)&^7, 255)
+	return 65536 / (2 * threads) &^ 7
 }
