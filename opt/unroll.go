@@ -343,8 +343,7 @@ func unrollCounted(an *analysis.Analysis, lp *ir.Loop, c counted, factor int) {
 		guard.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(room), Succs: [2]int{chunk, lp.Header}}
 	}
 	if fold {
-		conv := func(b *ir.Block, a ir.Arg, from, to ir.Type) ir.Arg { return convert(t, b, a, from, to) }
-		foldLastTest(t, t.Blocks[copies[factor-1][c.exit.Block]], c.exit.Compare.At, typ, wide, limit, conv)
+		foldLastTest(t, t.Blocks[copies[factor-1][c.exit.Block]], c.exit.Compare.At, typ, wide, limit)
 	}
 	for k := range factor {
 		for _, b := range blocks {
@@ -630,7 +629,7 @@ func renameRegs(in *ir.Instr, rename map[ir.Reg]ir.Reg) {
 // see one value. Where nothing after the comparison in b assigns what it
 // reads or reads what it assigns, the comparison moves to the new block:
 // the chunk then computes one test, not two.
-func foldLastTest(t *ir.Task, b *ir.Block, at int, typ, wide ir.Type, limit ir.Reg, conv func(*ir.Block, ir.Arg, ir.Type, ir.Type) ir.Arg) {
+func foldLastTest(t *ir.Task, b *ir.Block, at int, typ, wide ir.Type, limit ir.Reg) {
 	test := b.Instrs[at]
 	exit := t.NewBlock("unroll exit test")
 	exit.Term = b.Term
@@ -641,7 +640,7 @@ func foldLastTest(t *ir.Task, b *ir.Block, at int, typ, wide ir.Type, limit ir.R
 		at++
 	}
 	scratch := &ir.Block{}
-	x := conv(scratch, test.Args[0], typ, wide)
+	x := convert(t, scratch, test.Args[0], typ, wide)
 	room := t.NewReg(ir.Bool)
 	scratch.Instrs = append(scratch.Instrs, ir.Instr{Op: ir.OpLt, Type: wide, Dst: room, Args: []ir.Arg{x, ir.R(limit)}})
 	b.Instrs = slices.Insert(b.Instrs, at, scratch.Instrs...)
